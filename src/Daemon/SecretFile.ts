@@ -1,0 +1,107 @@
+/**
+ * Files in the home that may hold secrets: written atomically (temp file in the same directory,
+ * fsync, rename) and always with mode 0600.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as NodeCrypto from "node:crypto"
+import * as NodeFs from "node:fs/promises"
+import * as NodePath from "node:path"
+
+/**
+ * A file of the home could not be read or written.
+ *
+ * @category errors
+ */
+export class SecretFileError extends Schema.TaggedError<SecretFileError>()("SecretFileError", {
+  path: Schema.String,
+  operation: Schema.Literal("read", "write", "remove"),
+  reason: Schema.String
+}) {
+  override get message() {
+    return `Cannot ${this.operation} ${this.path}: ${this.reason}`
+  }
+}
+
+const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
+
+/**
+ * Writes `content` to `path` atomically with mode 0600: readers see the old file or the new one,
+ * never a half-written one.
+ *
+ * @category writing
+ */
+export const writeAtomic = (path: string, content: string | Uint8Array) =>
+  Effect.tryPromise({
+    try: async () => {
+      const tmp = NodePath.join(NodePath.dirname(path), `.${NodePath.basename(path)}.${NodeCrypto.randomBytes(6).toString("hex")}.tmp`)
+      const handle = await NodeFs.open(tmp, "wx", 0o600)
+      try {
+        await handle.writeFile(content)
+        await handle.sync()
+      } finally {
+        await handle.close()
+      }
+      try {
+        // The mode given to open() is filtered by the umask; set it explicitly.
+        await NodeFs.chmod(tmp, 0o600)
+        await NodeFs.rename(tmp, path)
+      } catch (error) {
+        await NodeFs.rm(tmp, { force: true })
+        throw error
+      }
+    },
+    catch: (cause) => new SecretFileError({ path, operation: "write", reason: reasonOf(cause) })
+  })
+
+/**
+ * Writes a JSON document atomically with mode 0600.
+ *
+ * @category writing
+ */
+export const writeJsonAtomic = (path: string, value: unknown) => writeAtomic(path, JSON.stringify(value, null, 2) + "\n")
+
+/**
+ * Reads a file as text; `undefined` when it does not exist.
+ *
+ * @category reading
+ */
+export const readTextIfExists = (path: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      try {
+        return await NodeFs.readFile(path, "utf8")
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined
+        throw error
+      }
+    },
+    catch: (cause) => new SecretFileError({ path, operation: "read", reason: reasonOf(cause) })
+  })
+
+/**
+ * Reads and parses a JSON file; `undefined` when it does not exist.
+ *
+ * @category reading
+ */
+export const readJsonIfExists = (path: string) =>
+  Effect.flatMap(readTextIfExists(path), (text) =>
+    text === undefined
+      ? Effect.succeed(undefined)
+      : Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: (cause) => new SecretFileError({ path, operation: "read", reason: `not valid JSON (${reasonOf(cause)})` })
+      }))
+
+/**
+ * Removes a file; a missing file is not an error.
+ *
+ * @category writing
+ */
+export const remove = (path: string) =>
+  Effect.tryPromise({
+    try: () => NodeFs.rm(path, { force: true }),
+    catch: (cause) => new SecretFileError({ path, operation: "remove", reason: reasonOf(cause) })
+  })
