@@ -1,0 +1,443 @@
+/**
+ * The confirmation dialog on the user's machine: the approval path for clients that cannot show a
+ * form (no `elicitation`), the second confirmation of Safe Mode `confirm`, and the every-time question
+ * of `confirm_destructive_operation`.
+ *
+ * Implementations:
+ * - `native`: `osascript` (macOS), `zenity` or `kdialog` (Linux with `DISPLAY`/`WAYLAND_DISPLAY`),
+ *   PowerShell (Windows). The statement goes into argv or the environment, never into a shell string.
+ * - `terminal`: a y/N prompt in the terminal running `serve`; concurrent prompts wait their turn.
+ * - `deny`: no dialog exists; every question is refused (the flows report `user_cancelled`).
+ * - `exec`: the user's `--approval-command`, run through the shell, with the request as JSON on
+ *   stdin; exit code 0 approves, anything else denies.
+ *
+ * A question that is not answered within the time-out (120 s by default) is a denial. Interrupting
+ * `confirm` (client gone, call cancelled, daemon stopping) kills the dialog process.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import * as NodeReadline from "node:readline"
+import { describeStatement } from "./ApprovalPayload.js"
+
+// ===== Models =====
+
+/**
+ * One question to the user. `exec` commands receive exactly this object as JSON on stdin.
+ *
+ * @category models
+ */
+export interface DialogRequest {
+  readonly title: string
+  readonly message: string
+  /** The exact operation, verbatim (native dialogs show at most 2,000 characters, with a marker). */
+  readonly statement: string
+  readonly principalName: string
+  readonly connectionName: string
+  readonly clientName: string
+}
+
+/** @category models */
+export type DialogKind = "native" | "terminal" | "deny" | "exec"
+
+/** The values of `serve --approvals`. @category models */
+export type DialogMode = "auto" | "dialog" | "terminal" | "deny" | "exec"
+
+/** @category models */
+export type NativeTool = "osascript" | "zenity" | "kdialog" | "powershell"
+
+/** @category models */
+export interface DialogService {
+  readonly kind: DialogKind
+  /** `false` for `deny`: nobody can be asked, so a refusal means "user cancelled", not "user said no". */
+  readonly interactive: boolean
+  /** Asks the user; `true` only on an explicit approval. Never fails: errors and time-outs deny. */
+  readonly confirm: (request: DialogRequest) => Effect.Effect<boolean>
+}
+
+/**
+ * The dialog mode cannot be used here (no native dialog, no TTY, no command).
+ *
+ * @category errors
+ */
+export class DialogConfigError extends Schema.TaggedError<DialogConfigError>()("DialogConfigError", {
+  message: Schema.String
+}) {}
+
+/**
+ * What `auto` looks at; injectable so the choice is testable on any machine.
+ *
+ * @category models
+ */
+export interface Environment {
+  readonly platform: NodeJS.Platform
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly stdinIsTTY: boolean
+  readonly hasCommand: (name: string) => boolean
+}
+
+/** @category models */
+export interface Options {
+  /** Unanswered for this long counts as a denial. Default 120 seconds. */
+  readonly timeout?: Duration.DurationInput
+}
+
+/** @category constants */
+export const DEFAULT_TIMEOUT: Duration.Duration = Duration.seconds(120)
+
+// ===== Service =====
+
+/**
+ * @category tags
+ */
+export class Dialog extends Context.Tag("weaviate-mcp/Approval/Dialog")<Dialog, DialogService>() {
+  /** Always refuses, asks nobody. */
+  static readonly deny: DialogService = {
+    kind: "deny",
+    interactive: false,
+    confirm: () => Effect.succeed(false)
+  }
+
+  static readonly makeExec = (command: string, options: Options = {}): DialogService =>
+    withTimeout({ kind: "exec", interactive: true, confirm: (request) => exec(command, request) }, options)
+
+  static readonly makeNative = (tool: NativeTool, options: Options = {}): DialogService =>
+    withTimeout({ kind: "native", interactive: true, confirm: (request) => native(tool, request) }, options)
+
+  static readonly makeTerminal = (
+    io: { readonly input: NodeJS.ReadableStream; readonly output: NodeJS.WritableStream },
+    options: Options = {}
+  ): Effect.Effect<DialogService> =>
+    Effect.map(Effect.makeSemaphore(1), (semaphore) =>
+      withTimeout({
+        kind: "terminal",
+        interactive: true,
+        // One prompt at a time; the time-out runs per prompt, from when it is shown.
+        confirm: (request) => semaphore.withPermits(1)(terminal(io, request))
+      }, options)
+    )
+
+  static readonly layerDeny: Layer.Layer<Dialog> = Layer.succeed(Dialog, Dialog.deny)
+
+  static readonly layerExec = (command: string, options: Options = {}): Layer.Layer<Dialog> =>
+    Layer.succeed(Dialog, Dialog.makeExec(command, options))
+
+  /**
+   * The service for `serve --approvals MODE [--approval-command CMD]`. `auto` picks the first
+   * available of native dialog, terminal prompt, deny. The explicit modes fail when they cannot work
+   * here, so `serve` can stop with a usage error instead of refusing every write later.
+   */
+  static readonly layerFromMode = (
+    mode: DialogMode,
+    options: Options & { readonly command?: string | undefined; readonly environment?: Environment } = {}
+  ): Layer.Layer<Dialog, DialogConfigError> =>
+    Layer.effect(
+      Dialog,
+      Effect.gen(function*() {
+        const environment = options.environment ?? currentEnvironment()
+        const timeout = options.timeout === undefined ? {} : { timeout: options.timeout }
+        const terminalService = Dialog.makeTerminal({ input: process.stdin, output: process.stderr }, timeout)
+        switch (mode) {
+          case "deny":
+            return Dialog.deny
+          case "exec": {
+            if (options.command === undefined || options.command.trim() === "") {
+              return yield* new DialogConfigError({ message: "--approvals exec needs --approval-command CMD" })
+            }
+            return Dialog.makeExec(options.command, timeout)
+          }
+          case "dialog": {
+            const tool = detectNative(environment)
+            if (tool === undefined) {
+              return yield* new DialogConfigError({
+                message: "--approvals dialog: no native dialog here (osascript, zenity or kdialog with a display, or PowerShell)"
+              })
+            }
+            return Dialog.makeNative(tool, timeout)
+          }
+          case "terminal": {
+            if (!environment.stdinIsTTY) {
+              return yield* new DialogConfigError({ message: "--approvals terminal: standard input is not a terminal" })
+            }
+            return yield* terminalService
+          }
+          case "auto": {
+            const choice = pickAuto(environment)
+            if (choice === "deny") return Dialog.deny
+            if (choice === "terminal") return yield* terminalService
+            return Dialog.makeNative(choice, timeout)
+          }
+        }
+      })
+    )
+}
+
+// ===== Selection =====
+
+/**
+ * The native dialog program for this environment, if any.
+ *
+ * @category selection
+ */
+export const detectNative = (environment: Environment): NativeTool | undefined => {
+  switch (environment.platform) {
+    case "darwin":
+      return environment.hasCommand("osascript") ? "osascript" : undefined
+    case "win32":
+      return environment.hasCommand("powershell.exe") || environment.hasCommand("powershell") ? "powershell" : undefined
+    default: {
+      const display = nonEmpty(environment.env["DISPLAY"]) || nonEmpty(environment.env["WAYLAND_DISPLAY"])
+      if (!display) return undefined
+      if (environment.hasCommand("zenity")) return "zenity"
+      if (environment.hasCommand("kdialog")) return "kdialog"
+      return undefined
+    }
+  }
+}
+
+/**
+ * What `--approvals auto` uses: a native dialog, else the terminal when stdin is a TTY, else deny.
+ *
+ * @category selection
+ */
+export const pickAuto = (environment: Environment): NativeTool | "terminal" | "deny" =>
+  detectNative(environment) ?? (environment.stdinIsTTY ? "terminal" : "deny")
+
+const nonEmpty = (value: string | undefined) => value !== undefined && value !== ""
+
+/**
+ * The real environment of this process.
+ *
+ * @category selection
+ */
+export const currentEnvironment = (): Environment => ({
+  platform: process.platform,
+  env: process.env,
+  stdinIsTTY: process.stdin.isTTY === true,
+  hasCommand: (name) => onPath(name, process.env)
+})
+
+const onPath = (name: string, env: Readonly<Record<string, string | undefined>>): boolean => {
+  const dirs = (env["PATH"] ?? "").split(NodePath.delimiter).filter((dir) => dir !== "")
+  const extensions = process.platform === "win32" ? ["", ...(env["PATHEXT"] ?? ".EXE;.CMD;.BAT").split(";")] : [""]
+  return dirs.some((dir) =>
+    extensions.some((ext) => {
+      try {
+        NodeFs.accessSync(NodePath.join(dir, name + ext), NodeFs.constants.X_OK)
+        return true
+      } catch {
+        return false
+      }
+    })
+  )
+}
+
+// ===== Native dialogs =====
+
+/** The text a native dialog shows. @category rendering */
+export const dialogText = (request: DialogRequest): string =>
+  [
+    request.message,
+    "",
+    describeStatement(request.statement),
+    "",
+    `Principal: ${request.principalName}`,
+    `Connection: ${request.connectionName}`,
+    `Client: ${request.clientName}`
+  ].join("\n")
+
+const escapeHtml = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
+
+/**
+ * The program and argv of a native dialog; exit code 0 means "Approve". Approve is never the default
+ * button, so a stray Return denies.
+ *
+ * @category rendering
+ */
+export const nativeCommand = (tool: NativeTool, request: DialogRequest): SpawnSpec => {
+  const text = dialogText(request)
+  switch (tool) {
+    case "zenity":
+      return {
+        command: "zenity",
+        args: [
+          "--question",
+          `--title=${request.title}`,
+          `--text=${text}`,
+          "--no-markup",
+          "--no-wrap",
+          "--ok-label=_Approve",
+          "--cancel-label=_Deny",
+          "--default-cancel"
+        ]
+      }
+    case "kdialog":
+      // kdialog guesses rich text; make it rich text on purpose and escape, so the statement shows verbatim.
+      return {
+        command: "kdialog",
+        args: [
+          "--title",
+          request.title,
+          "--yes-label",
+          "Approve",
+          "--no-label",
+          "Deny",
+          "--warningyesno",
+          `<pre>${escapeHtml(text)}</pre>`
+        ]
+      }
+    case "osascript":
+      return {
+        command: "osascript",
+        args: [
+          "-e",
+          "on run argv",
+          "-e",
+          "display dialog (item 1 of argv) with title (item 2 of argv) buttons {\"Deny\", \"Approve\"} default button \"Deny\" cancel button \"Deny\" with icon caution",
+          "-e",
+          "end run",
+          text,
+          request.title
+        ]
+      }
+    case "powershell":
+      return {
+        command: "powershell.exe",
+        args: [
+          "-NoProfile",
+          "-NonInteractive",
+          "-Command",
+          "Add-Type -AssemblyName System.Windows.Forms; " +
+          "$r = [System.Windows.Forms.MessageBox]::Show($env:WEAVIATE_MCP_DIALOG_TEXT, $env:WEAVIATE_MCP_DIALOG_TITLE, 'YesNo', 'Warning', 'Button2'); " +
+          "if ($r -eq 'Yes') { exit 0 } else { exit 1 }"
+        ],
+        env: { WEAVIATE_MCP_DIALOG_TEXT: text, WEAVIATE_MCP_DIALOG_TITLE: request.title }
+      }
+  }
+}
+
+const native = (tool: NativeTool, request: DialogRequest) =>
+  Effect.map(runChild(nativeCommand(tool, request)), (code) => code === 0).pipe(
+    Effect.withSpan("Dialog.native", { attributes: { tool } })
+  )
+
+const exec = (command: string, request: DialogRequest) =>
+  Effect.map(
+    runChild({ command, args: [], shell: true, stdin: JSON.stringify(request) }),
+    (code) => code === 0
+  ).pipe(Effect.withSpan("Dialog.exec"))
+
+const withTimeout = (service: DialogService, options: Options): DialogService => {
+  const duration = options.timeout ?? DEFAULT_TIMEOUT
+  return {
+    ...service,
+    confirm: (request) =>
+      service.confirm(request).pipe(
+        Effect.timeoutTo({ duration, onSuccess: (approved) => approved, onTimeout: () => false })
+      )
+  }
+}
+
+// ===== Terminal =====
+
+const terminal = (
+  io: { readonly input: NodeJS.ReadableStream; readonly output: NodeJS.WritableStream },
+  request: DialogRequest
+) =>
+  Effect.async<boolean>((resume) => {
+    const rl = NodeReadline.createInterface({ input: io.input, output: io.output, terminal: false })
+    const controller = new AbortController()
+    let settled = false
+    const finish = (approved: boolean) => {
+      if (settled) return
+      settled = true
+      rl.close()
+      resume(Effect.succeed(approved))
+    }
+    // End of input (Ctrl-D, closed stdin) is a denial.
+    rl.once("close", () => finish(false))
+    io.output.write(`\n=== ${request.title} ===\n${dialogText(request)}\n`)
+    rl.question("Approve? [y/N] ", { signal: controller.signal }, (answer) => finish(/^\s*y(es)?\s*$/i.test(answer)))
+    return Effect.sync(() => {
+      settled = true
+      controller.abort()
+      rl.close()
+      io.output.write("\n(question withdrawn)\n")
+    })
+  })
+
+// ===== Child processes =====
+
+/** @category models */
+export interface SpawnSpec {
+  readonly command: string
+  readonly args: ReadonlyArray<string>
+  readonly shell?: boolean
+  readonly stdin?: string
+  readonly env?: Readonly<Record<string, string>>
+}
+
+const KILL_GRACE_MS = 2_000
+
+/**
+ * Runs a program to completion and yields its exit code (`null` when it could not start or died by a
+ * signal). Interruption kills it, and its whole process group on POSIX (a shell's children too), and
+ * completes only once it has exited.
+ */
+const runChild = (spec: SpawnSpec) =>
+  Effect.async<number | null>((resume) => {
+    const posix = process.platform !== "win32"
+    const child = NodeChildProcess.spawn(spec.command, [...spec.args], {
+      shell: spec.shell === true,
+      detached: posix,
+      stdio: [spec.stdin === undefined ? "ignore" : "pipe", "ignore", "ignore"],
+      env: spec.env === undefined ? process.env : { ...process.env, ...spec.env },
+      windowsHide: false
+    })
+    let exited = false
+    let resumed = false
+    const done = (code: number | null) => {
+      exited = true
+      if (resumed) return
+      resumed = true
+      resume(Effect.succeed(code))
+    }
+    child.once("error", (error) => {
+      if (resumed) return
+      resumed = true
+      exited = true
+      resume(Effect.as(Effect.logWarning(`Approval dialog ${spec.command} could not run: ${error.message}`), null))
+    })
+    child.once("exit", (code) => done(code))
+    if (spec.stdin !== undefined && child.stdin !== null) {
+      // The command may exit without reading its input.
+      child.stdin.on("error", () => {})
+      child.stdin.end(spec.stdin)
+    }
+    return Effect.async<void>((stopped) => {
+      if (exited || child.pid === undefined) return stopped(Effect.void)
+      const pid = child.pid
+      const kill = (signal: NodeJS.Signals) => {
+        try {
+          if (posix) process.kill(-pid, signal)
+          else child.kill(signal)
+        } catch {
+          // Already gone.
+        }
+      }
+      const escalate = setTimeout(() => kill("SIGKILL"), KILL_GRACE_MS)
+      child.once("exit", () => {
+        clearTimeout(escalate)
+        stopped(Effect.void)
+      })
+      kill("SIGTERM")
+    })
+  })
