@@ -1,0 +1,343 @@
+/**
+ * HTTP to one Weaviate instance: the SSL mode decides the scheme and how the server certificate is
+ * checked, the auth method decides whether `Authorization: Bearer` is sent, and every failure is
+ * mapped to the contract's messages. Each connection owns its own undici `Agent` (TLS options are
+ * per connection), wrapped in @effect/platform's `HttpClient`, so interrupting a call aborts the
+ * underlying HTTP request.
+ *
+ * SSL modes:
+ * | mode | scheme | certificate check |
+ * |---|---|---|
+ * | `disabled` | http | none |
+ * | `preferred` | https | encrypted, any certificate accepted (self-signed included) |
+ * | `required` | https | full verification against the system roots and the host name; a self-signed certificate is refused |
+ * | `required-skip-verify` | https | encrypted, any certificate accepted |
+ * | `verify-ca` | https | chain verified against the CA file (system roots without one); host name not checked |
+ * | `verify-identity` | https | chain verified against the CA file (system roots without one) and the host name checked |
+ * Skip TLS Verification accepts any certificate under every https mode.
+ *
+ * @since 0.1.0
+ */
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as NodeFs from "node:fs/promises"
+import { Agent } from "undici"
+import type { Connection } from "../Schema/Connection.ts"
+import {
+  AuthenticationFailed,
+  ConnectionFailed,
+  DatabaseRefused,
+  type RequestError,
+  scrubSecret,
+  UnexpectedResponse
+} from "./DriverError.ts"
+
+// ===== Models =====
+
+/** @category models */
+export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS"
+
+/** @category models */
+export interface Request {
+  readonly method: Method
+  /** Absolute path on the instance, starting with `/` (e.g. `/v1/objects`). */
+  readonly path: string
+  readonly query?: Readonly<Record<string, string | undefined>>
+  /** A JSON value (serialised) or raw text (sent as is, as JSON). */
+  readonly body?: { readonly json: unknown } | { readonly text: string }
+}
+
+/** A response with any status (401 and 403 are already turned into `AuthenticationFailed`). @category models */
+export interface Response {
+  readonly status: number
+  readonly contentType: string | undefined
+  readonly text: string
+  /** The parsed body when it is JSON, else `undefined`. */
+  readonly json: unknown
+}
+
+/** @category models */
+export interface GraphqlError {
+  readonly message: string
+  readonly path?: ReadonlyArray<string | number> | null
+  readonly locations?: ReadonlyArray<{ readonly line: number; readonly column: number }>
+}
+
+/** @category models */
+export interface GraphqlResponse {
+  readonly data?: Record<string, unknown> | null
+  readonly errors?: ReadonlyArray<GraphqlError>
+}
+
+/**
+ * HTTP to one instance.
+ *
+ * @category models
+ */
+export interface WeaviateHttp {
+  readonly connection: Connection
+  readonly baseUrl: string
+  /** Any status is returned; 401/403 fail with `AuthenticationFailed`, transport errors with `ConnectionFailed`. */
+  readonly request: (request: Request) => Effect.Effect<Response, AuthenticationFailed | ConnectionFailed>
+  /** Like `request`, but a status other than 2xx fails with `DatabaseRefused` carrying the server's message. */
+  readonly requestOk: (request: Request) => Effect.Effect<Response, RequestError>
+  /** `POST /v1/graphql`; HTTP errors fail, GraphQL `errors` are returned with the data. */
+  readonly graphql: (query: string) => Effect.Effect<GraphqlResponse, RequestError>
+  /** Replaces the API key in a text (servers may echo it). */
+  readonly scrub: (text: string) => string
+}
+
+// ===== Constructors =====
+
+/**
+ * The API key to send: `undefined` under Auth Method `None`. Under `API Key` the key comes from the
+ * settings or from the named environment variable; a missing key is an authentication failure.
+ *
+ * @category constructors
+ */
+export const resolveApiKey = (
+  connection: Connection,
+  env: NodeJS.ProcessEnv = process.env
+): Effect.Effect<Redacted.Redacted<string> | undefined, AuthenticationFailed> => {
+  if (connection.authMethod === "none") return Effect.succeed(undefined)
+  if (connection.apiKey !== undefined && Redacted.value(connection.apiKey).length > 0) {
+    return Effect.succeed(connection.apiKey)
+  }
+  if (connection.apiKeyEnv !== undefined) {
+    const value = env[connection.apiKeyEnv]
+    return value !== undefined && value.length > 0
+      ? Effect.succeed(Redacted.make(value))
+      : Effect.fail(new AuthenticationFailed({ reason: `Auth Method is API Key but the environment variable ${connection.apiKeyEnv} is not set` }))
+  }
+  return Effect.fail(new AuthenticationFailed({ reason: "Auth Method is API Key but no API key is configured" }))
+}
+
+/** @category models */
+export interface TlsOptions {
+  readonly rejectUnauthorized?: boolean
+  readonly ca?: string
+  readonly checkServerIdentity?: () => undefined
+}
+
+/**
+ * TLS options of the connection's undici agent (see the table at the top of the module).
+ *
+ * @category constructors
+ */
+export const tlsOptions = (
+  connection: Connection
+): Effect.Effect<TlsOptions, ConnectionFailed> =>
+  Effect.gen(function*(): Effect.fn.Return<TlsOptions, ConnectionFailed> {
+    const mode = connection.sslMode
+    if (mode === "disabled") return {}
+    const acceptAny = connection.skipTlsVerify || mode === "preferred" || mode === "required-skip-verify"
+    if (acceptAny) return { rejectUnauthorized: false }
+    const usesCa = mode === "verify-ca" || mode === "verify-identity"
+    const ca = usesCa && connection.caFile !== undefined ? yield* readCa(connection.caFile) : undefined
+    return {
+      rejectUnauthorized: true,
+      ...(ca !== undefined ? { ca } : {}),
+      // Verify CA checks the chain only; the host name is checked by Required and Verify Identity.
+      ...(mode === "verify-ca" ? { checkServerIdentity: () => undefined } : {})
+    }
+  })
+
+const readCa = (file: string) =>
+  Effect.tryPromise({
+    try: () => NodeFs.readFile(file, "utf8"),
+    catch: (cause) =>
+      new ConnectionFailed({ reason: `cannot read the CA file ${file}: ${causeMessage(cause)}`, code: "CA_FILE" })
+  })
+
+/**
+ * Builds the HTTP access of one connection. The agent is destroyed when the scope closes.
+ *
+ * @category constructors
+ */
+export const make = (
+  connection: Connection,
+  options: { readonly env?: NodeJS.ProcessEnv } = {}
+): Effect.Effect<WeaviateHttp, AuthenticationFailed | ConnectionFailed, Scope.Scope> =>
+  Effect.gen(function*() {
+    const apiKey = yield* resolveApiKey(connection, options.env)
+    const tls = yield* tlsOptions(connection)
+    const agent = yield* Effect.acquireRelease(
+      Effect.sync(() => new Agent({ connect: { ...tls, timeout: 10_000 } })),
+      (agent) => Effect.promise(() => agent.destroy().catch(() => undefined))
+    )
+    const client = NodeHttpClient.makeUndici(agent)
+    const baseUrl = connection.baseUrl
+    const secret = apiKey === undefined ? undefined : Redacted.value(apiKey)
+    const scrub = (text: string) => scrubSecret(text, secret)
+
+    const request = (req: Request): Effect.Effect<Response, AuthenticationFailed | ConnectionFailed> => {
+      let httpRequest = HttpClientRequest.make(req.method)(baseUrl + req.path).pipe(HttpClientRequest.acceptJson)
+      const params = Object.entries(req.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined)
+      if (params.length > 0) httpRequest = HttpClientRequest.setUrlParams(httpRequest, params)
+      if (apiKey !== undefined) httpRequest = HttpClientRequest.bearerToken(httpRequest, apiKey)
+      if (req.body !== undefined) {
+        const text = "json" in req.body ? JSON.stringify(req.body.json) : req.body.text
+        httpRequest = HttpClientRequest.bodyText(httpRequest, text, "application/json")
+      }
+      return client.execute(httpRequest).pipe(
+        Effect.flatMap((response) =>
+          Effect.map(response.text, (text): Response => {
+            const contentType = response.headers["content-type"]
+            return { status: response.status, contentType, text, json: parseJson(text) }
+          })
+        ),
+        Effect.mapError((error) => transportFailure(connection, error, scrub)),
+        Effect.flatMap((response) =>
+          response.status === 401 || response.status === 403
+            ? Effect.fail(authFailure(connection, response, scrub))
+            : Effect.succeed(response)
+        )
+      )
+    }
+
+    const requestOk = (req: Request): Effect.Effect<Response, RequestError> =>
+      Effect.flatMap(request(req), (response) =>
+        response.status >= 200 && response.status < 300
+          ? Effect.succeed(response)
+          : Effect.fail(new DatabaseRefused({ status: response.status, detail: scrub(serverMessage(response)) })))
+
+    const graphql = (query: string): Effect.Effect<GraphqlResponse, RequestError> =>
+      Effect.flatMap(requestOk({ method: "POST", path: "/v1/graphql", body: { json: { query } } }), (response) => {
+        const body = response.json
+        if (typeof body !== "object" || body === null || Array.isArray(body)) {
+          return Effect.fail(new UnexpectedResponse({ detail: `GraphQL answered with ${truncate(scrub(response.text))}` }))
+        }
+        const { data, errors } = body as { data?: unknown; errors?: unknown }
+        const result: { data?: Record<string, unknown> | null; errors?: ReadonlyArray<GraphqlError> } = {}
+        if (typeof data === "object") result.data = data as Record<string, unknown> | null
+        if (Array.isArray(errors)) {
+          result.errors = errors.map((e): GraphqlError => {
+            const item = (typeof e === "object" && e !== null ? e : { message: String(e) }) as Record<string, unknown>
+            return {
+              message: scrub(typeof item.message === "string" ? item.message : JSON.stringify(item)),
+              ...(Array.isArray(item.path) ? { path: item.path as Array<string | number> } : {}),
+              ...(Array.isArray(item.locations) ? { locations: item.locations as Array<{ line: number; column: number }> } : {})
+            }
+          })
+        }
+        return Effect.succeed(result)
+      })
+
+    return { connection, baseUrl, request, requestOk, graphql, scrub }
+  })
+
+// ===== Error mapping =====
+
+const parseJson = (text: string): unknown => {
+  if (text.length === 0) return undefined
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+const truncate = (text: string, max = 500) => (text.length > max ? `${text.slice(0, max)}…` : text)
+
+/**
+ * The server's own message from either of Weaviate's error bodies (`{"error":[{"message"}]}` or
+ * `{"code","message"}`), or the raw text.
+ *
+ * @category combinators
+ */
+export const serverMessage = (response: Pick<Response, "status" | "text" | "json">): string => {
+  const body = response.json ?? parseJson(response.text.trim())
+  if (typeof body === "object" && body !== null) {
+    const record = body as Record<string, unknown>
+    if (Array.isArray(record.error)) {
+      const messages = record.error
+        .map((e) => (typeof e === "object" && e !== null ? (e as Record<string, unknown>).message : undefined))
+        .filter((m): m is string => typeof m === "string")
+      if (messages.length > 0) return messages.join("; ")
+    }
+    if (typeof record.message === "string") return record.message
+  }
+  const text = response.text.trim()
+  if (text.length > 0) return truncate(text)
+  return response.status === 404 ? "not found" : `HTTP ${response.status} without a body`
+}
+
+const authFailure = (connection: Connection, response: Response, scrub: (s: string) => string) => {
+  const detail = scrub(serverMessage(response))
+  const reason = response.status === 403
+    ? `the API key is not allowed to do this (HTTP 403: ${detail})`
+    : connection.authMethod === "none"
+    ? `the node requires an API key but Auth Method is None; set Auth Method to API Key (HTTP 401: ${detail})`
+    : `the API key was rejected (HTTP 401: ${detail})`
+  return new AuthenticationFailed({ reason, status: response.status })
+}
+
+const causeMessage = (cause: unknown): string => cause instanceof Error ? cause.message : String(cause)
+
+/** The innermost error that carries a system or TLS error code. */
+const findCode = (cause: unknown, depth = 0): { code: string; message: string } | undefined => {
+  if (depth > 8 || typeof cause !== "object" || cause === null) return undefined
+  const record = cause as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown }
+  const inner = findCode(record.cause, depth + 1) ??
+    (Array.isArray(record.errors) ? record.errors.map((e) => findCode(e, depth + 1)).find((x) => x !== undefined) : undefined)
+  if (inner !== undefined) return inner
+  return typeof record.code === "string"
+    ? { code: record.code, message: typeof record.message === "string" ? record.message : record.code }
+    : undefined
+}
+
+const untrustedCertificate = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "CERT_UNTRUSTED"
+])
+
+const selfSignedAdvice =
+  "use SSL Mode Required (skip verify) or turn on Skip TLS Verification for a self-signed certificate, or give its CA with Verify CA"
+
+/**
+ * Maps an HTTP client failure to `ConnectionFailed` with a reason a person can act on.
+ *
+ * @category combinators
+ */
+export const transportFailure = (
+  connection: Connection,
+  error: HttpClientError.HttpClientError,
+  scrub: (s: string) => string = (s) => s
+): ConnectionFailed => {
+  const where = `${connection.host}:${connection.port}`
+  const found = findCode(error.cause)
+  const code = found?.code
+  const detail = scrub(found?.message ?? causeMessage(error.cause ?? error))
+  let reason: string
+  if (code !== undefined && untrustedCertificate.has(code)) {
+    reason = `the server certificate of ${where} is not trusted (${detail}); ${selfSignedAdvice}`
+  } else if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
+    reason = `the server certificate does not match the host name ${connection.host} (${detail}); ` +
+      "connect with a host name the certificate names, use Verify CA, or turn on Skip TLS Verification"
+  } else if (code === "CERT_HAS_EXPIRED" || code === "CERT_NOT_YET_VALID") {
+    reason = `the server certificate of ${where} is not valid now (${detail})`
+  } else if (code === "ECONNREFUSED") {
+    reason = `nothing accepts connections on ${where} (connection refused)`
+  } else if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
+    reason = `the host ${connection.host} cannot be resolved (${detail})`
+  } else if (code === "EPROTO" || code === "ERR_SSL_WRONG_VERSION_NUMBER" || /wrong version number|packet length too long/i.test(detail)) {
+    reason = `TLS handshake with ${where} failed (${detail}); the server may not speak HTTPS on this port (SSL Mode Disabled uses plain HTTP)`
+  } else if (code === "UND_ERR_CONNECT_TIMEOUT" || code === "ETIMEDOUT") {
+    reason = `connecting to ${where} timed out`
+  } else if (code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE") {
+    reason = connection.sslMode === "disabled"
+      ? `${where} closed the connection (${detail}); if the server uses HTTPS, choose an SSL Mode other than Disabled`
+      : `${where} closed the connection (${detail})`
+  } else {
+    reason = `${where}: ${detail}`
+  }
+  return new ConnectionFailed({ reason, ...(code !== undefined ? { code } : {}) })
+}

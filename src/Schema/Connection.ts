@@ -1,0 +1,146 @@
+/**
+ * Connection settings of one Weaviate instance: every field of the contract (host, port, auth
+ * method, API key, SSL mode, skip TLS verification) plus the product's own id, name, Safe Mode and
+ * AI policy. The encoded form is what `connections.json` holds; the API key stays `Redacted`
+ * everywhere in memory, so printing or logging a connection never shows it.
+ *
+ * @since 0.1.0
+ */
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { AiPolicy, SafeMode } from "./Policy.ts"
+
+/**
+ * SSL modes, spelled as on the command line. Contract names: `Disabled`, `Preferred`, `Required`,
+ * `Required (skip verify)`, `Verify CA`, `Verify Identity`.
+ *
+ * @category schemas
+ */
+export const SslMode = Schema.Literal("disabled", "preferred", "required", "required-skip-verify", "verify-ca", "verify-identity")
+export type SslMode = typeof SslMode.Type
+
+/** The contract's display name of each SSL mode. @category constants */
+export const sslModeLabel: Record<SslMode, string> = {
+  disabled: "Disabled",
+  preferred: "Preferred",
+  required: "Required",
+  "required-skip-verify": "Required (skip verify)",
+  "verify-ca": "Verify CA",
+  "verify-identity": "Verify Identity"
+}
+
+/** Auth Method: `None` sends nothing, `API Key` sends `Authorization: Bearer`. @category schemas */
+export const AuthMethod = Schema.Literal("none", "apiKey")
+export type AuthMethod = typeof AuthMethod.Type
+
+/** The contract's display name of each auth method. @category constants */
+export const authMethodLabel: Record<AuthMethod, string> = { none: "None", apiKey: "API Key" }
+
+/** A host name or IP address: no scheme, path, port or whitespace. @category schemas */
+export const Host = Schema.String.pipe(
+  Schema.pattern(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+|[0-9A-Fa-f:]+)$/, {
+    message: () => "a host name or IP address without scheme, port or path"
+  })
+)
+
+/** @category schemas */
+export const Port = Schema.Int.pipe(Schema.between(1, 65535, { message: () => "a port between 1 and 65535" }))
+
+/** An environment variable name. @category schemas */
+export const EnvVarName = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "an environment variable name" })
+)
+
+/**
+ * What the user enters for a connection (the id is assigned when it is saved).
+ *
+ * @category schemas
+ */
+export const ConnectionFields = {
+  name: Schema.NonEmptyTrimmedString,
+  host: Host,
+  port: Schema.optionalWith(Port, { default: () => 8080 }),
+  authMethod: Schema.optionalWith(AuthMethod, { default: () => "none" as const }),
+  /** The key itself; stored in the 0600 file, redacted in memory. */
+  apiKey: Schema.optional(Schema.Redacted(Schema.String)),
+  /** Alternatively the name of an environment variable that holds the key (read at connect time). */
+  apiKeyEnv: Schema.optional(EnvVarName),
+  sslMode: Schema.optionalWith(SslMode, { default: () => "disabled" as const }),
+  /** PEM file of the CA that signed the server certificate (`Verify CA`, `Verify Identity`). */
+  caFile: Schema.optional(Schema.String),
+  /** Advanced: trust any certificate, including under `Verify CA` and `Verify Identity`. */
+  skipTlsVerify: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  safeMode: Schema.optionalWith(SafeMode, { default: () => "confirm" as const }),
+  aiPolicy: Schema.optionalWith(AiPolicy, { default: () => "readWrite" as const })
+}
+
+/** @category schemas */
+export const ConnectionInput = Schema.Struct(ConnectionFields)
+export type ConnectionInput = typeof ConnectionInput.Type
+
+/**
+ * A saved connection.
+ *
+ * @category schemas
+ */
+export class Connection extends Schema.Class<Connection>("weaviate-mcp/Connection")({
+  id: Schema.NonEmptyTrimmedString,
+  ...ConnectionFields
+}) {
+  /** `http` when SSL Mode is `Disabled`, `https` otherwise. */
+  get scheme(): "http" | "https" {
+    return this.sslMode === "disabled" ? "http" : "https"
+  }
+
+  /** `{scheme}://{host}:{port}` (IPv6 literals bracketed). */
+  get baseUrl(): string {
+    const host = this.host.includes(":") && !this.host.startsWith("[") ? `[${this.host}]` : this.host
+    return `${this.scheme}://${host}:${this.port}`
+  }
+}
+
+/** The document stored in `connections.json`. @category schemas */
+export const ConnectionsFile = Schema.Struct({
+  version: Schema.Literal(1),
+  connections: Schema.Array(Connection)
+})
+export type ConnectionsFile = typeof ConnectionsFile.Type
+
+/**
+ * A connection as shown to people and AI clients: every field except the key, with only whether a
+ * key is configured.
+ *
+ * @category models
+ */
+export interface PublicConnection {
+  readonly id: string
+  readonly name: string
+  readonly host: string
+  readonly port: number
+  readonly authMethod: AuthMethod
+  readonly apiKeyConfigured: boolean
+  readonly apiKeyEnv?: string
+  readonly sslMode: SslMode
+  readonly caFile?: string
+  readonly skipTlsVerify: boolean
+  readonly safeMode: SafeMode
+  readonly aiPolicy: AiPolicy
+  readonly url: string
+}
+
+/** @category combinators */
+export const toPublic = (c: Connection): PublicConnection => ({
+  id: c.id,
+  name: c.name,
+  host: c.host,
+  port: c.port,
+  authMethod: c.authMethod,
+  apiKeyConfigured: c.apiKey !== undefined && Redacted.value(c.apiKey).length > 0,
+  ...(c.apiKeyEnv !== undefined ? { apiKeyEnv: c.apiKeyEnv } : {}),
+  sslMode: c.sslMode,
+  ...(c.caFile !== undefined ? { caFile: c.caFile } : {}),
+  skipTlsVerify: c.skipTlsVerify,
+  safeMode: c.safeMode,
+  aiPolicy: c.aiPolicy,
+  url: c.baseUrl
+})
