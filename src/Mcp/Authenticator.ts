@@ -1,0 +1,145 @@
+/**
+ * Turns a request's `Authorization` header and client address into a `Principal`, or into the
+ * contract's challenge:
+ *
+ * | case | code | `WWW-Authenticate` |
+ * |---|---|---|
+ * | no bearer token | -33009 | `Bearer realm="weaviate-mcp"` |
+ * | unknown, malformed or revoked token | -33009 | `Bearer realm="weaviate-mcp", error="invalid_token"` |
+ * | expired token | -33008 | `Bearer realm="weaviate-mcp", error="invalid_token", error_description="token expired"` |
+ *
+ * A presented token that fails counts towards its address's lockout (a missing one does not: it
+ * cannot be a guess, and clients probe without a token to discover that auth is needed). While an
+ * address is locked out, requests from it without a valid token are answered -33010; a valid token
+ * still passes, because every local client shares 127.0.0.1 and one misconfigured client must not
+ * lock the others out (256-bit tokens make guessing hopeless regardless). An authenticated principal
+ * then takes one request from its rate bucket.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { RateLimited, TokenExpired, Unauthenticated } from "../Schema/McpErrors.ts"
+import { BridgeToken } from "./BridgeToken.ts"
+import { anonymous, type Principal, type TokenPrincipal } from "./Principal.ts"
+import { RateLimiter } from "./RateLimiter.ts"
+import { statusAt, TokenStore, toPrincipal } from "./TokenStore.ts"
+
+/** The realm of every challenge: the service name. @category constants */
+export const REALM = "weaviate-mcp"
+
+/** @category models */
+export interface Credentials {
+  /** The raw `Authorization` header, if any. */
+  readonly authorization: string | undefined
+  /** The client's address (lockouts are counted per address). */
+  readonly remoteAddress: string
+}
+
+/** @category errors */
+export const missingToken = (): Unauthenticated =>
+  new Unauthenticated({
+    message: "Authentication required: send Authorization: Bearer <token>",
+    headers: { "www-authenticate": `Bearer realm="${REALM}"` }
+  })
+
+/** @category errors */
+export const invalidToken = (): Unauthenticated =>
+  new Unauthenticated({
+    message: "Invalid or revoked token",
+    headers: { "www-authenticate": `Bearer realm="${REALM}", error="invalid_token"` }
+  })
+
+/** @category errors */
+export const expiredToken = (): TokenExpired =>
+  new TokenExpired({
+    message: "Token expired",
+    headers: { "www-authenticate": `Bearer realm="${REALM}", error="invalid_token", error_description="token expired"` }
+  })
+
+/**
+ * The bearer token of an `Authorization` header; `none` for no header, another scheme (RFC 6750 §3.1:
+ * answered without an error code) or an empty token.
+ *
+ * @category parsing
+ */
+export const bearerToken = (authorization: string | undefined): Option.Option<string> => {
+  if (authorization === undefined) return Option.none()
+  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization)
+  return match === null ? Option.none() : Option.some(match[1]!)
+}
+
+/**
+ * @category services
+ */
+export class Authenticator extends Context.Tag("weaviate-mcp/Authenticator")<Authenticator, {
+  readonly authenticate: (credentials: Credentials) => Effect.Effect<Principal, Unauthenticated | TokenExpired | RateLimited>
+}>() {
+  /** Tokens from the store and the bridge token; requires `TokenStore`, `BridgeToken` and `RateLimiter`. */
+  static readonly makeTokens = Effect.gen(function*() {
+    const store = yield* TokenStore
+    const bridge = yield* BridgeToken
+    const limiter = yield* RateLimiter
+
+    const resolve = (token: string): Effect.Effect<TokenPrincipal, Unauthenticated | TokenExpired> =>
+      Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const fromStore = yield* store.verify(token)
+        if (Option.isSome(fromStore)) {
+          const status = statusAt(fromStore.value, now)
+          if (status === "revoked") return yield* invalidToken()
+          if (status === "expired") return yield* expiredToken()
+          return toPrincipal(fromStore.value)
+        }
+        const fromBridge = yield* bridge.verify(token)
+        if (Option.isNone(fromBridge)) return yield* invalidToken()
+        if (Option.isSome(fromBridge.value.expiresAt) && now >= fromBridge.value.expiresAt.value) return yield* expiredToken()
+        return fromBridge.value
+      })
+
+    const authenticate = Effect.fn("Authenticator.authenticate")(function*(credentials: Credentials) {
+      const token = bearerToken(credentials.authorization)
+      if (Option.isNone(token)) {
+        yield* limiter.checkLockout(credentials.remoteAddress)
+        return yield* missingToken()
+      }
+      const principal = yield* resolve(token.value).pipe(
+        Effect.tapError(() =>
+          Effect.zipRight(
+            limiter.checkLockout(credentials.remoteAddress),
+            limiter.recordAuthFailure(credentials.remoteAddress)
+          )
+        )
+      )
+      yield* limiter.consume(principal.id)
+      return principal as Principal
+    })
+
+    return Authenticator.of({ authenticate })
+  })
+
+  /** `serve --auth off`: every request is the anonymous loopback principal (still rate limited). */
+  static readonly makeAnonymous = Effect.gen(function*() {
+    const limiter = yield* RateLimiter
+    const authenticate = Effect.fn("Authenticator.authenticate")(function*(_credentials: Credentials) {
+      yield* limiter.consume(anonymous.id)
+      return anonymous as Principal
+    })
+    return Authenticator.of({ authenticate })
+  })
+
+  /** @category layers */
+  static readonly layerTokens: Layer.Layer<Authenticator, never, TokenStore | BridgeToken | RateLimiter> = Layer.effect(
+    Authenticator,
+    Authenticator.makeTokens
+  )
+
+  /** @category layers */
+  static readonly layerAnonymous: Layer.Layer<Authenticator, never, RateLimiter> = Layer.effect(
+    Authenticator,
+    Authenticator.makeAnonymous
+  )
+}
