@@ -1,0 +1,197 @@
+/**
+ * Collections and their grid columns, from `GET /v1/schema`. Columns: `uuid` first (primary key,
+ * read-only), the properties in schema order (arrays and objects rendered as JSON text,
+ * cross-references as plain properties), `vector` last (read-only JSON array of numbers).
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import { CollectionNotFound, type RequestError, UnexpectedResponse } from "./DriverError.ts"
+import type { WeaviateHttp } from "./WeaviateHttp.ts"
+
+// ===== Models =====
+
+/** The kinds a property can filter and sort as. @category models */
+export type BaseType =
+  | "text"
+  | "int"
+  | "number"
+  | "boolean"
+  | "date"
+  | "uuid"
+  | "geoCoordinates"
+  | "phoneNumber"
+  | "blob"
+  | "object"
+  | "reference"
+
+/** @category models */
+export interface Property {
+  readonly name: string
+  /** As in the schema, e.g. `["text[]"]` or `["Author"]` for a cross-reference. */
+  readonly dataType: ReadonlyArray<string>
+  readonly baseType: BaseType
+  readonly isArray: boolean
+  readonly tokenization?: string
+  readonly indexFilterable: boolean
+  readonly indexSearchable: boolean
+  readonly indexRangeFilters: boolean
+  readonly description?: string
+  readonly nestedProperties?: ReadonlyArray<Property>
+}
+
+/** @category models */
+export interface Collection {
+  readonly name: string
+  readonly description?: string
+  readonly vectorizer?: string
+  readonly properties: ReadonlyArray<Property>
+  readonly indexNullState: boolean
+  readonly indexPropertyLength: boolean
+  readonly indexTimestamps: boolean
+  readonly multiTenancy: boolean
+  /** Names of named vectors (`vectorConfig`), empty for a legacy single vector. */
+  readonly namedVectors: ReadonlyArray<string>
+  /** The class as the schema returned it. */
+  readonly raw: Record<string, unknown>
+}
+
+/** @category models */
+export interface Column {
+  readonly name: string
+  readonly kind: "uuid" | "property" | "vector"
+  readonly readOnly: boolean
+  readonly primaryKey: boolean
+  /** The schema data type (`uuid` and `number[]` for the two fixed columns). */
+  readonly dataType: string
+  readonly property?: Property
+}
+
+// ===== Decoding =====
+
+const scalarTypes: Record<string, BaseType> = {
+  text: "text",
+  string: "text",
+  int: "int",
+  number: "number",
+  boolean: "boolean",
+  date: "date",
+  uuid: "uuid",
+  geoCoordinates: "geoCoordinates",
+  phoneNumber: "phoneNumber",
+  blob: "blob",
+  object: "object"
+}
+
+const asRecord = (u: unknown): Record<string, unknown> =>
+  typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
+
+const decodeProperty = (raw: unknown): Property | undefined => {
+  const p = asRecord(raw)
+  if (typeof p.name !== "string") return undefined
+  const dataType = Array.isArray(p.dataType) ? p.dataType.filter((t): t is string => typeof t === "string") : []
+  const first = dataType[0] ?? "text"
+  const isArray = first.endsWith("[]")
+  const base = isArray ? first.slice(0, -2) : first
+  // A cross-reference's data type names a class: it starts with an upper-case letter.
+  const baseType: BaseType = /^[A-Z]/.test(first) ? "reference" : scalarTypes[base] ?? "text"
+  const nested = Array.isArray(p.nestedProperties)
+    ? p.nestedProperties.map(decodeProperty).filter((x): x is Property => x !== undefined)
+    : undefined
+  return {
+    name: p.name,
+    dataType,
+    baseType,
+    isArray: baseType === "reference" ? true : isArray,
+    ...(typeof p.tokenization === "string" ? { tokenization: p.tokenization } : {}),
+    indexFilterable: p.indexFilterable !== false,
+    indexSearchable: p.indexSearchable !== false,
+    indexRangeFilters: p.indexRangeFilters === true,
+    ...(typeof p.description === "string" ? { description: p.description } : {}),
+    ...(nested !== undefined ? { nestedProperties: nested } : {})
+  }
+}
+
+/**
+ * One class of the schema document. Index flags that are absent are false (they are `omitempty`).
+ *
+ * @category decoding
+ */
+export const decodeCollection = (raw: unknown): Collection | undefined => {
+  const c = asRecord(raw)
+  if (typeof c.class !== "string") return undefined
+  const inverted = asRecord(c.invertedIndexConfig)
+  const properties = Array.isArray(c.properties)
+    ? c.properties.map(decodeProperty).filter((x): x is Property => x !== undefined)
+    : []
+  return {
+    name: c.class,
+    ...(typeof c.description === "string" ? { description: c.description } : {}),
+    ...(typeof c.vectorizer === "string" ? { vectorizer: c.vectorizer } : {}),
+    properties,
+    indexNullState: inverted.indexNullState === true,
+    indexPropertyLength: inverted.indexPropertyLength === true,
+    indexTimestamps: inverted.indexTimestamps === true,
+    multiTenancy: asRecord(c.multiTenancyConfig).enabled === true,
+    namedVectors: Object.keys(asRecord(c.vectorConfig)),
+    raw: c
+  }
+}
+
+/** @category decoding */
+export const decodeSchema = (raw: unknown): ReadonlyArray<Collection> => {
+  const classes = asRecord(raw).classes
+  return Array.isArray(classes) ? classes.map(decodeCollection).filter((x): x is Collection => x !== undefined) : []
+}
+
+// ===== Columns =====
+
+/**
+ * The grid columns of a collection.
+ *
+ * @category combinators
+ */
+export const columns = (collection: Collection): ReadonlyArray<Column> => [
+  { name: "uuid", kind: "uuid", readOnly: true, primaryKey: true, dataType: "uuid" },
+  ...collection.properties
+    .filter((p) => p.name !== "uuid" && p.name !== "vector")
+    .map((property): Column => ({
+      name: property.name,
+      kind: "property",
+      readOnly: false,
+      primaryKey: false,
+      dataType: property.dataType.join(","),
+      property
+    })),
+  { name: "vector", kind: "vector", readOnly: true, primaryKey: false, dataType: "number[]" }
+]
+
+// ===== Requests =====
+
+/**
+ * All collections, in schema order.
+ *
+ * @category requests
+ */
+export const list = Effect.fn("CollectionSchema.list")(function*(http: WeaviateHttp) {
+  const response = yield* http.requestOk({ method: "GET", path: "/v1/schema" })
+  if (typeof response.json !== "object" || response.json === null) {
+    return yield* new UnexpectedResponse({ detail: "GET /v1/schema did not return a schema document" })
+  }
+  return decodeSchema(response.json)
+})
+
+/**
+ * One collection by name (exact first, then case-insensitive, as Weaviate upper-cases the first letter).
+ *
+ * @category requests
+ */
+export const get = (
+  http: WeaviateHttp,
+  name: string
+): Effect.Effect<Collection, RequestError | CollectionNotFound> =>
+  Effect.flatMap(list(http), (collections) => {
+    const found = collections.find((c) => c.name === name) ??
+      collections.find((c) => c.name.toLowerCase() === name.toLowerCase())
+    return found === undefined ? Effect.fail(new CollectionNotFound({ collection: name })) : Effect.succeed(found)
+  })
