@@ -1,0 +1,171 @@
+/**
+ * `weaviate-mcp tokens create|list|revoke`: manage the tokens of `tokens.json`. A running daemon sees
+ * every change within a second; a revocation cancels that token's requests.
+ *
+ * @since 0.1.0
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Clock from "effect/Clock"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import { AccessLevel, Scope } from "../Schema/Policy.ts"
+import { statusAt, type TokenInfo, TokenStore, toJson } from "../Mcp/TokenStore.ts"
+import { UsageError } from "./CliErrors.ts"
+import * as CommonOptions from "./CommonOptions.ts"
+
+// ===== Parsing =====
+
+const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }
+
+/**
+ * `--expires`: a lifetime (`90m`, `12h`, `30d`, `2w`, `3600s`) or an ISO 8601 date-time. Returns
+ * epoch milliseconds.
+ *
+ * @category parsing
+ */
+export const parseExpires = (text: string, now: number): Effect.Effect<number, UsageError> => {
+  const lifetime = /^(\d+)\s*([smhdw])$/.exec(text.trim())
+  if (lifetime !== null) {
+    const amount = Number(lifetime[1])
+    if (amount > 0) return Effect.succeed(now + amount * UNITS[lifetime[2]!]!)
+    return Effect.fail(new UsageError({ message: `--expires must be a positive lifetime, got '${text}'` }))
+  }
+  const at = /^\d{4}-\d{2}-\d{2}/.test(text) ? Date.parse(text) : Number.NaN
+  if (Number.isNaN(at)) {
+    return Effect.fail(new UsageError({ message: `--expires must be a lifetime like 30d, 12h, 90m or an ISO date, got '${text}'` }))
+  }
+  if (at <= now) return Effect.fail(new UsageError({ message: `--expires ${text} is in the past` }))
+  return Effect.succeed(at)
+}
+
+const commaList = (text: string) =>
+  text.split(",").map((item) => item.trim()).filter((item) => item.length > 0)
+
+const isScope = Schema.is(Scope)
+
+/** `--scopes a,b`: each must be a known scope. @category parsing */
+export const parseScopes = (text: string): Effect.Effect<ReadonlyArray<Scope>, UsageError> => {
+  const items = commaList(text)
+  const unknown = items.filter((item) => !isScope(item))
+  if (unknown.length > 0) {
+    return Effect.fail(new UsageError({ message: `Unknown scope ${unknown.join(", ")} (known: ${Scope.literals.join(", ")})` }))
+  }
+  if (items.length === 0) return Effect.fail(new UsageError({ message: "--scopes needs at least one scope" }))
+  return Effect.succeed(items as ReadonlyArray<Scope>)
+}
+
+// ===== Output =====
+
+const describe = (info: TokenInfo, now: number) => {
+  const connections = Option.match(info.connections, { onNone: () => "all", onSome: (ids) => (ids.length === 0 ? "none" : ids.join(",")) })
+  const expires = Option.match(info.expiresAt, { onNone: () => "never", onSome: (ms) => new Date(ms).toISOString() })
+  return [info.id, info.name, info.access, info.scopes.join(","), connections, expires, statusAt(info, now)]
+}
+
+const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
+  const widths = header.map((cell, i) => Math.max(cell.length, ...rows.map((row) => row[i]!.length)))
+  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i]!)).join("  ").trimEnd()).join("\n")
+}
+
+// ===== Commands =====
+
+const storeLayer = (home: Option.Option<string>) => TokenStore.layerOneShot.pipe(Layer.provide(CommonOptions.homeLayer(home)))
+
+/** `tokens create`. @category commands */
+export const createCommand = Command.make(
+  "create",
+  {
+    home: CommonOptions.home,
+    name: Options.text("name").pipe(Options.withDescription("A name to recognise the token by")),
+    access: Options.choice("access", AccessLevel.literals).pipe(
+      Options.withDescription("readOnly (tools:read, resources:read), readWrite (+ tools:write) or fullAccess (+ admin)")
+    ),
+    scopes: Options.text("scopes").pipe(
+      Options.withDescription("Comma-separated scopes, narrowing the access level's defaults"),
+      Options.optional
+    ),
+    connections: Options.text("connections").pipe(
+      Options.withDescription("Comma-separated connection ids the token may use (default: all)"),
+      Options.optional
+    ),
+    expires: Options.text("expires").pipe(
+      Options.withDescription("Lifetime (30d, 12h, 90m, 2w) or an ISO date-time (default: never)"),
+      Options.optional
+    ),
+    json: CommonOptions.json
+  },
+  (flags) =>
+    Effect.gen(function*() {
+      const now = yield* Clock.currentTimeMillis
+      const scopes = Option.isSome(flags.scopes) ? yield* parseScopes(flags.scopes.value) : undefined
+      const expiresAt = Option.isSome(flags.expires) ? yield* parseExpires(flags.expires.value, now) : undefined
+      const connections = Option.map(flags.connections, commaList)
+      const store = yield* TokenStore
+      const created = yield* store.create({
+        name: flags.name,
+        access: flags.access,
+        scopes,
+        connections: Option.getOrUndefined(connections),
+        expiresAt
+      }).pipe(Effect.catchTag("InvalidTokenRequest", (error) => Effect.fail(new UsageError({ message: error.reason }))))
+      if (flags.json) {
+        yield* Console.log(JSON.stringify({ id: created.info.id, token: created.token }))
+        return
+      }
+      const [, , , scopeText, connectionText, expires] = describe(created.info, now)
+      yield* Console.log(
+        [
+          `Created token ${created.info.id} (${created.info.name}, ${created.info.access}; scopes ${scopeText}; connections ${connectionText}; expires ${expires}).`,
+          `Token (shown once, it cannot be recovered): ${created.token}`
+        ].join("\n")
+      )
+    }).pipe(Effect.provide(storeLayer(flags.home)))
+).pipe(Command.withDescription("Create a token and print it once"))
+
+/** `tokens list`. @category commands */
+export const listCommand = Command.make(
+  "list",
+  { home: CommonOptions.home, json: CommonOptions.json },
+  (flags) =>
+    Effect.gen(function*() {
+      const store = yield* TokenStore
+      const tokens = yield* store.list
+      const now = yield* Clock.currentTimeMillis
+      if (flags.json) {
+        yield* Console.log(JSON.stringify(tokens.map((info) => toJson(info, now)), null, 2))
+        return
+      }
+      if (tokens.length === 0) {
+        yield* Console.log("No tokens. Create one with: weaviate-mcp tokens create --name NAME --access readWrite")
+        return
+      }
+      yield* Console.log(
+        table(["ID", "NAME", "ACCESS", "SCOPES", "CONNECTIONS", "EXPIRES", "STATUS"], tokens.map((info) => describe(info, now)))
+      )
+    }).pipe(Effect.provide(storeLayer(flags.home)))
+).pipe(Command.withDescription("List tokens (never their secrets)"))
+
+/** `tokens revoke ID`. @category commands */
+export const revokeCommand = Command.make(
+  "revoke",
+  { home: CommonOptions.home, id: Args.text({ name: "id" }).pipe(Args.withDescription("The token id (see tokens list)")) },
+  (flags) =>
+    Effect.gen(function*() {
+      const store = yield* TokenStore
+      const before = yield* store.list
+      const info = yield* store.revoke(flags.id)
+      const wasRevoked = before.some((token) => token.id === info.id && Option.isSome(token.revokedAt))
+      yield* Console.log(wasRevoked ? `Token ${info.id} (${info.name}) was already revoked.` : `Revoked token ${info.id} (${info.name}).`)
+    }).pipe(Effect.provide(storeLayer(flags.home)))
+).pipe(Command.withDescription("Revoke a token; a running daemon cancels its requests within a second"))
+
+/** `weaviate-mcp tokens`. @category commands */
+export const tokensCommand = Command.make("tokens").pipe(
+  Command.withDescription("Manage the bearer tokens of AI clients"),
+  Command.withSubcommands([createCommand, listCommand, revokeCommand])
+)
