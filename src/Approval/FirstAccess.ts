@@ -1,0 +1,200 @@
+/**
+ * First access: the first time a principal touches a connection, the user is asked once, through the
+ * client's form (`input_required`, when the client declared `elicitation`) or the dialog on the
+ * user's machine. An approval is remembered for the daemon's life; a refusal holds for 60 seconds,
+ * during which every request of that principal on that connection is `Forbidden` (-33007), and the
+ * question may then be asked again.
+ *
+ * This is what lets `resources/read` and `prompts/get` answer `input_required`. The form uses the
+ * contract's request key `approve_statement`; its `requestState` has the purpose `firstAccess`, so it
+ * can never approve a write, and a write's state can never grant access.
+ *
+ * Order in `tools/call`: `FirstAccess.check` first, then `ApprovalFlow.approve` for a write, both with
+ * the same `requestState` and `inputResponses`. Each flow consumes only a state issued for its own
+ * question and treats the other's as absent, so the first write to a new connection takes two
+ * questions (access, then the statement).
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { Forbidden, type InvalidParams } from "../Schema/McpErrors.js"
+import * as ApprovalPayload from "./ApprovalPayload.js"
+import { Dialog } from "./Dialog.js"
+import { type Binding, RequestState } from "./RequestState.js"
+
+// ===== Models =====
+
+/** @category models */
+export interface FirstAccessInput {
+  readonly principal: { readonly id: string; readonly name: string }
+  readonly client: { readonly name: string; readonly elicitation: boolean }
+  readonly connection: { readonly id: string; readonly name: string }
+  /** `tools/call`, `resources/read` or `prompts/get`. */
+  readonly method: string
+  /** The parameters that matter, bound into the state: tool name + arguments, the URI, or prompt name + arguments. */
+  readonly params: unknown
+  readonly requestState?: string | undefined
+  readonly inputResponses?: unknown
+}
+
+/** @category models */
+export type FirstAccessOutcome = Data.TaggedEnum<{
+  Granted: {}
+  InputRequired: { readonly payload: ApprovalPayload.InputRequiredResult }
+}>
+
+/** @category constructors */
+export const FirstAccessOutcome = Data.taggedEnum<FirstAccessOutcome>()
+
+/** @category models */
+export interface FirstAccessService {
+  /** Grants, asks, or refuses (`Forbidden`); a bad `requestState` for this question is `InvalidParams`. */
+  readonly check: (input: FirstAccessInput) => Effect.Effect<FirstAccessOutcome, Forbidden | InvalidParams>
+  /** Forgets every answer about a principal (its token was revoked or changed). */
+  readonly forgetPrincipal: (principalId: string) => Effect.Effect<void>
+}
+
+/** @category models */
+export interface Options {
+  /** How long a refusal holds. Default 60 seconds. */
+  readonly refusalHold?: Duration.DurationInput
+}
+
+type Memory = { readonly _tag: "granted" } | { readonly _tag: "refused"; readonly until: number }
+
+// ===== Service =====
+
+/**
+ * @category tags
+ */
+export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess")<FirstAccess, FirstAccessService>() {
+  static readonly make = (options: Options = {}): Effect.Effect<FirstAccessService, never, RequestState | Dialog> =>
+    Effect.gen(function*() {
+      const requestState = yield* RequestState
+      const dialog = yield* Dialog
+      const holdMs = Duration.toMillis(Duration.decode(options.refusalHold ?? Duration.seconds(60)))
+      const memory = new Map<string, Memory>()
+      // One question at a time per (principal, connection): concurrent first requests share the answer.
+      const locks = new Map<string, Effect.Semaphore>()
+      const keyOf = (principalId: string, connectionId: string) => JSON.stringify([principalId, connectionId])
+
+      const lockFor = (key: string) =>
+        Effect.suspend(() => {
+          const existing = locks.get(key)
+          if (existing !== undefined) return Effect.succeed(existing)
+          return Effect.tap(Effect.makeSemaphore(1), (semaphore) => Effect.sync(() => locks.set(key, semaphore)))
+        })
+
+      const refuse = (key: string, input: FirstAccessInput, now: number) =>
+        Effect.zipRight(
+          Effect.sync(() => memory.set(key, { _tag: "refused", until: now + holdMs })),
+          Effect.fail(refusedError(input, holdMs))
+        )
+
+      const decideLocked = Effect.fnUntraced(function*(key: string, input: FirstAccessInput) {
+        const now = yield* Clock.currentTimeMillis
+        const remembered = memory.get(key)
+        if (remembered?._tag === "granted") return FirstAccessOutcome.Granted()
+        if (remembered?._tag === "refused" && now < remembered.until) {
+          return yield* refusedError(input, remembered.until - now)
+        }
+
+        const binding: Binding = {
+          principalId: input.principal.id,
+          method: input.method,
+          purpose: "firstAccess",
+          params: { connection: input.connection.id, params: input.params ?? null }
+        }
+        const state = input.requestState === undefined
+          ? "absent" as const
+          : yield* requestState.consume(input.requestState, binding).pipe(
+            Effect.as("valid" as const),
+            Effect.catchTag("RequestStateError", (error) =>
+              error.reason === "purpose" ? Effect.succeed("absent" as const) : Effect.fail(error.toInvalidParams()))
+          )
+
+        if (state === "valid") {
+          const answer = ApprovalPayload.parseAnswer(input.inputResponses)
+          if (answer === "approved") {
+            memory.set(key, { _tag: "granted" })
+            return FirstAccessOutcome.Granted()
+          }
+          if (answer === "denied") return yield* refuse(key, input, now)
+        }
+        if (input.client.elicitation) {
+          const token = yield* requestState.issue(binding)
+          return FirstAccessOutcome.InputRequired({
+            payload: ApprovalPayload.inputRequired({
+              message: `${input.client.name} asks to use the connection "${input.connection.name}" for the first time. Allow it?`,
+              title: "Allow access to this connection",
+              statement: accessStatement(input),
+              requestState: token
+            })
+          })
+        }
+        if (!dialog.interactive) {
+          return yield* new Forbidden({
+            message: `First access to connection "${input.connection.name}" needs the user's approval, and no approval dialog is available`,
+            data: { reason: "first_access" }
+          })
+        }
+        const approved = yield* dialog.confirm({
+          title: "weaviate-mcp: allow access to a connection",
+          message: `${input.client.name} asks to use the connection "${input.connection.name}" for the first time.`,
+          statement: accessStatement(input),
+          principalName: input.principal.name,
+          connectionName: input.connection.name,
+          clientName: input.client.name
+        })
+        if (!approved) return yield* refuse(key, input, yield* Clock.currentTimeMillis)
+        memory.set(key, { _tag: "granted" })
+        return FirstAccessOutcome.Granted()
+      })
+
+      const check = Effect.fn("FirstAccess.check")(function*(input: FirstAccessInput) {
+        const key = keyOf(input.principal.id, input.connection.id)
+        // Fast path without the lock: most calls come after the first.
+        if (memory.get(key)?._tag === "granted") return FirstAccessOutcome.Granted()
+        const lock = yield* lockFor(key)
+        return yield* lock.withPermits(1)(decideLocked(key, input))
+      })
+
+      const forgetPrincipal = (principalId: string) =>
+        Effect.sync(() => {
+          for (const key of memory.keys()) {
+            if ((JSON.parse(key) as [string, string])[0] === principalId) memory.delete(key)
+          }
+        })
+
+      return FirstAccess.of({ check, forgetPrincipal })
+    })
+
+  /** Requires `RequestState` and `Dialog`. */
+  static readonly layer: Layer.Layer<FirstAccess, never, RequestState | Dialog> = Layer.effect(FirstAccess, FirstAccess.make())
+
+  static readonly layerWith = (options: Options): Layer.Layer<FirstAccess, never, RequestState | Dialog> =>
+    Layer.effect(FirstAccess, FirstAccess.make(options))
+}
+
+// ===== Internal =====
+
+const accessStatement = (input: FirstAccessInput) =>
+  [
+    `Connection: ${input.connection.name} (${input.connection.id})`,
+    `Token: ${input.principal.name}`,
+    `Client: ${input.client.name}`,
+    `First request: ${input.method}`
+  ].join("\n")
+
+const refusedError = (input: FirstAccessInput, remainingMs: number) =>
+  new Forbidden({
+    message: `The user refused access to connection "${input.connection.name}"; it may be asked again in ${
+      Math.max(1, Math.ceil(remainingMs / 1000))
+    } s`,
+    data: { reason: "first_access_refused", retryAfterSeconds: Math.max(1, Math.ceil(remainingMs / 1000)) }
+  })

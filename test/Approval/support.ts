@@ -1,0 +1,57 @@
+/**
+ * Helpers shared by the approval tests.
+ */
+import * as Effect from "effect/Effect"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import type { DialogRequest } from "../../src/Approval/Dialog.js"
+
+/** A real-time pause, independent of the TestClock (for polling outside processes). */
+export const realPause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
+
+/** Polls `probe` every 20 ms, at most `attempts` times; fails with `what` when it never holds. */
+export const pollUntil = <A>(what: string, probe: () => A | undefined, attempts = 250): Effect.Effect<A> =>
+  Effect.gen(function*() {
+    for (let i = 0; i < attempts; i++) {
+      const value = probe()
+      if (value !== undefined) return value
+      yield* realPause(20)
+    }
+    return yield* Effect.dieMessage(`timed out waiting for ${what}`)
+  })
+
+export const tempDir = () => NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "wmcp-approval-"))
+
+export const readIfExists = (path: string): string | undefined => {
+  try {
+    const text = NodeFs.readFileSync(path, "utf8")
+    return text.trim() === "" ? undefined : text
+  } catch {
+    return undefined
+  }
+}
+
+/** True while `pid` names a live (non-zombie) process. */
+export const isAlive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0)
+  } catch {
+    return false
+  }
+  try {
+    const stat = NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
+  } catch {
+    return process.platform !== "linux"
+  }
+}
+
+export const sampleRequest: DialogRequest = {
+  title: "weaviate-mcp: approve a write",
+  message: "Claude asks to write to \"local\".",
+  statement: "POST /v1/objects\n{\"class\":\"Article\",\"properties\":{\"title\":\"it's $(touch /tmp/x) `id`\"}}",
+  principalName: "default",
+  connectionName: "local",
+  clientName: "Claude"
+}
