@@ -1,0 +1,209 @@
+/**
+ * The GraphQL editor: read-only. `{ Get {…} }` and `query {…}` are accepted; a mutation, a
+ * subscription, several operations or a syntax error is refused before anything is sent (the text
+ * is parsed with the `graphql` package). A `Get` result becomes a grid of the selected fields
+ * (`_additional.id` → `uuid`, every other `_additional` member its own column); any other result,
+ * `Aggregate` included, is formatted JSON. GraphQL `errors` are reported with whatever data came back.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import {
+  type ArgumentNode,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  GraphQLError,
+  Kind,
+  type OperationDefinitionNode,
+  parse,
+  print,
+  type SelectionSetNode
+} from "graphql"
+import { type RequestError, StatementRefused } from "./DriverError.ts"
+import type { GraphqlError, WeaviateHttp } from "./WeaviateHttp.ts"
+
+// ===== Validation =====
+
+/** A query that may be sent. @category models */
+export interface ValidQuery {
+  readonly document: DocumentNode
+  readonly operation: OperationDefinitionNode
+  readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>
+}
+
+/**
+ * Accepts exactly one query operation (plus fragment definitions); refuses everything else.
+ *
+ * @category validation
+ */
+export const validate = (text: string): Either.Either<ValidQuery, StatementRefused> => {
+  let document: DocumentNode
+  try {
+    document = parse(text)
+  } catch (error) {
+    const message = error instanceof GraphQLError ? error.message : String(error)
+    return Either.left(new StatementRefused({ reason: `not valid GraphQL: ${message}` }))
+  }
+  const operations: Array<OperationDefinitionNode> = []
+  const fragments = new Map<string, FragmentDefinitionNode>()
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION) operations.push(definition)
+    else if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition)
+    else return Either.left(new StatementRefused({ reason: `only a query can be run, not a ${definition.kind}` }))
+  }
+  if (operations.length !== 1) {
+    return Either.left(new StatementRefused({ reason: `exactly one operation is accepted, found ${operations.length}` }))
+  }
+  const operation = operations[0]!
+  if (operation.operation !== "query") {
+    return Either.left(
+      new StatementRefused({
+        reason: `the GraphQL editor is read-only: ${operation.operation} operations are refused (Weaviate has no mutation type; writes use the REST calls)`
+      })
+    )
+  }
+  return Either.right({ document, operation, fragments })
+}
+
+const ROOTS_WITH_CLASSES = new Set(["Get", "Aggregate"])
+
+/**
+ * Adds `tenant: "<tenant>"` to every collection field under `Get` and `Aggregate` that has no
+ * tenant yet.
+ *
+ * @category combinators
+ */
+export const withTenant = (query: ValidQuery, tenant: string): ValidQuery => {
+  const tenantArgument: ArgumentNode = {
+    kind: Kind.ARGUMENT,
+    name: { kind: Kind.NAME, value: "tenant" },
+    value: { kind: Kind.STRING, value: tenant }
+  }
+  const addTenant = (set: SelectionSetNode): SelectionSetNode => ({
+    ...set,
+    selections: set.selections.map((s) =>
+      s.kind === Kind.FIELD && !(s.arguments ?? []).some((a) => a.name.value === "tenant")
+        ? { ...s, arguments: [...(s.arguments ?? []), tenantArgument] }
+        : s
+    )
+  })
+  const operation: OperationDefinitionNode = {
+    ...query.operation,
+    selectionSet: {
+      ...query.operation.selectionSet,
+      selections: query.operation.selectionSet.selections.map((s) =>
+        s.kind === Kind.FIELD && ROOTS_WITH_CLASSES.has(s.name.value) && s.selectionSet !== undefined
+          ? { ...s, selectionSet: addTenant(s.selectionSet) }
+          : s
+      )
+    }
+  }
+  const document: DocumentNode = {
+    ...query.document,
+    definitions: query.document.definitions.map((d) => (d === query.operation ? operation : d))
+  }
+  return { document, operation, fragments: query.fragments }
+}
+
+// ===== Results =====
+
+/** One collection of a `Get` result as a grid. @category models */
+export interface GridTable {
+  readonly collection: string
+  /** `uuid` first when `_additional.id` is selected, then the selected fields in order. */
+  readonly columns: ReadonlyArray<string>
+  readonly rows: ReadonlyArray<Readonly<Record<string, unknown>>>
+}
+
+/** @category models */
+export type EditorResult =
+  | { readonly kind: "grid"; readonly tables: ReadonlyArray<GridTable>; readonly errors: ReadonlyArray<GraphqlError> }
+  | { readonly kind: "json"; readonly data: unknown; readonly json: string; readonly errors: ReadonlyArray<GraphqlError> }
+
+const responseKey = (field: FieldNode) => field.alias?.value ?? field.name.value
+
+/** The fields of a selection set, with inline fragments and fragment spreads flattened. */
+const fieldsOf = (
+  set: SelectionSetNode | undefined,
+  fragments: ReadonlyMap<string, FragmentDefinitionNode>,
+  depth = 0
+): ReadonlyArray<FieldNode> => {
+  if (set === undefined || depth > 16) return []
+  return set.selections.flatMap((s): ReadonlyArray<FieldNode> => {
+    if (s.kind === Kind.FIELD) return [s]
+    if (s.kind === Kind.INLINE_FRAGMENT) return fieldsOf(s.selectionSet, fragments, depth + 1)
+    return fieldsOf(fragments.get(s.name.value)?.selectionSet, fragments, depth + 1)
+  })
+}
+
+/**
+ * Maps the response of a query to the editor's display.
+ *
+ * @category combinators
+ */
+export const toResult = (
+  query: ValidQuery,
+  response: { readonly data?: Record<string, unknown> | null; readonly errors?: ReadonlyArray<GraphqlError> }
+): EditorResult => {
+  const errors = response.errors ?? []
+  const roots = fieldsOf(query.operation.selectionSet, query.fragments)
+  const data = response.data ?? null
+  const onlyGet = roots.length === 1 && roots[0]!.name.value === "Get"
+  if (!onlyGet || data === null) {
+    return { kind: "json", data, json: JSON.stringify(data, null, 2), errors }
+  }
+  const get = roots[0]!
+  const getData = (data[responseKey(get)] ?? {}) as Record<string, unknown>
+  const tables = fieldsOf(get.selectionSet, query.fragments).map((classField): GridTable => {
+    const fields = fieldsOf(classField.selectionSet, query.fragments)
+    const propertyKeys = fields.filter((f) => f.name.value !== "_additional").map(responseKey)
+    const additional = fields.filter((f) => f.name.value === "_additional")
+    const additionalMembers = additional.flatMap((a) =>
+      fieldsOf(a.selectionSet, query.fragments).map((m) => ({ parent: responseKey(a), key: responseKey(m), name: m.name.value }))
+    )
+    const columnOf = (m: { key: string; name: string }) =>
+      m.name === "id" ? "uuid" : propertyKeys.includes(m.key) || m.key === "uuid" ? `_additional.${m.key}` : m.key
+    const hasId = additionalMembers.some((m) => m.name === "id")
+    const columns = [
+      ...(hasId ? ["uuid"] : []),
+      ...propertyKeys,
+      ...additionalMembers.filter((m) => m.name !== "id").map(columnOf)
+    ]
+    const items = getData[responseKey(classField)]
+    const rows = Array.isArray(items)
+      ? items.map((item) => {
+        const record = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>
+        const row: Record<string, unknown> = {}
+        for (const m of additionalMembers) {
+          const parent = record[m.parent]
+          const value = typeof parent === "object" && parent !== null ? (parent as Record<string, unknown>)[m.key] : undefined
+          row[columnOf(m)] = value ?? null
+        }
+        for (const key of propertyKeys) row[key] = record[key] ?? null
+        return Object.fromEntries(columns.map((c) => [c, row[c] ?? null]))
+      })
+      : []
+    return { collection: responseKey(classField), columns, rows }
+  })
+  return { kind: "grid", tables, errors }
+}
+
+// ===== Running =====
+
+/**
+ * Validates and runs a query, optionally naming a tenant for every collection in it.
+ *
+ * @category requests
+ */
+export const run = Effect.fn("GraphqlEditor.run")(function*(
+  http: WeaviateHttp,
+  text: string,
+  options: { readonly tenant?: string | undefined } = {}
+): Effect.fn.Return<EditorResult, RequestError | StatementRefused> {
+  let query = yield* validate(text)
+  if (options.tenant !== undefined) query = withTenant(query, options.tenant)
+  const response = yield* http.graphql(options.tenant !== undefined ? print(query.document) : text)
+  return toResult(query, response)
+})
