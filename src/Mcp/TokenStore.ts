@@ -245,6 +245,8 @@ const revokedBetween = (before: Snapshot, after: Snapshot): ReadonlyArray<string
 export interface Options {
   /** Follow changes made by other processes (the daemon). Default `true`. */
   readonly watch?: boolean | undefined
+  /** Use `fs.watch` events while watching (default `true`); the stat poll runs regardless, for filesystems without events. */
+  readonly fsEvents?: boolean | undefined
   /** Fallback poll of the file's stat while watching. Default 500 ms (changes are seen within a second). */
   readonly pollInterval?: Duration.DurationInput | undefined
 }
@@ -414,6 +416,7 @@ export class TokenStore extends Context.Tag("weaviate-mcp/TokenStore")<TokenStor
         // Rename-based writes replace the file's inode, so watch the directory, not the file.
         yield* Effect.acquireRelease(
           Effect.sync(() => {
+            if (options.fsEvents === false) return Option.none<NodeFs.FSWatcher>()
             try {
               const watcher = NodeFs.watch(home.dir, { persistent: false }, (_event, changed) => {
                 if (changed === null || changed === fileName) Queue.unsafeOffer(wake, undefined)

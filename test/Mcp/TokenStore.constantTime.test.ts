@@ -1,0 +1,54 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { afterEach, vi } from "vitest"
+import * as NodeCrypto from "node:crypto"
+import { TokenStore } from "../../src/Mcp/TokenStore.ts"
+import { BridgeToken } from "../../src/Mcp/BridgeToken.ts"
+import { homeLayer, tempDir } from "./TokenStore.support.ts"
+
+// Spy on the comparison the store must use, keeping its behaviour.
+vi.mock("node:crypto", async (importOriginal) => {
+  const original = await importOriginal<typeof import("node:crypto")>()
+  return { ...original, timingSafeEqual: vi.fn(original.timingSafeEqual) }
+})
+
+const spy = vi.mocked(NodeCrypto.timingSafeEqual)
+
+describe("TokenStore secrets", () => {
+  afterEach(() => spy.mockClear())
+
+  it.scoped("token digests are compared with crypto.timingSafeEqual, also for unknown ids and wrong secrets", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const store = yield* TokenStore.make({ watch: false }).pipe(Effect.provide(homeLayer(dir)))
+      const { token } = yield* store.create({ name: "ci", access: "readOnly" })
+      const cases = [
+        { token, found: true },
+        { token: token.slice(0, -1) + (token.endsWith("A") ? "B" : "A"), found: false },
+        { token: `wmcp_0000000000000000_${token.slice(-43)}`, found: false },
+        { token: "garbage", found: false }
+      ]
+      for (const { token: presented, found } of cases) {
+        spy.mockClear()
+        const result = yield* store.verify(presented)
+        assert.strictEqual(Option.isSome(result), found)
+        assert.strictEqual(spy.mock.calls.length, 1, "exactly one constant-time comparison per lookup")
+        const [a, b] = spy.mock.calls[0]! as [Buffer, Buffer]
+        assert.strictEqual(a.length, 32)
+        assert.strictEqual(b.length, 32)
+      }
+    }))
+
+  it.scoped("the bridge token is compared with crypto.timingSafeEqual", () =>
+    Effect.gen(function*() {
+      const bridge = yield* BridgeToken.make()
+      const credential = yield* bridge.current.get
+      spy.mockClear()
+      assert.isTrue(Option.isSome(yield* bridge.verify(credential.token)))
+      assert.isTrue(spy.mock.calls.length >= 1)
+      spy.mockClear()
+      assert.isTrue(Option.isNone(yield* bridge.verify("wmcp_bridge_wrong")))
+      assert.isTrue(spy.mock.calls.length >= 1)
+    }))
+})
