@@ -185,7 +185,9 @@ export const make = (
       }
       return client.execute(httpRequest).pipe(
         Effect.flatMap((response) =>
-          Effect.map(response.text, (text): Response => {
+          Effect.map(response.text, (raw): Response => {
+            // Servers may echo a rejected key: it never leaves this module.
+            const text = scrub(raw)
             const contentType = response.headers["content-type"]
             return { status: response.status, contentType, text, json: parseJson(text) }
           })

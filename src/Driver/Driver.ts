@@ -1,0 +1,283 @@
+/**
+ * The driver: one live session (HTTP agent) per saved connection, keyed by connection id, and every
+ * operation of the contract on top of it. A connection is named by id or by name. Settings are read
+ * from the store on each call; when they changed (a new key, another SSL mode) the session is
+ * rebuilt. An authentication failure on any call drops the session, so a revoked key makes the next
+ * health check fail and the connection drop; saving a new key and calling again reconnects.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as SynchronizedRef from "effect/SynchronizedRef"
+import { Connection } from "../Schema/Connection.ts"
+import * as CollectionSchema from "./CollectionSchema.ts"
+import { type ConnectionNotFound, ConnectionStore, type StoreError } from "./ConnectionStore.ts"
+import type {
+  AuthenticationFailed,
+  CollectionNotFound,
+  ConnectionFailed,
+  FilterRefused,
+  RequestError,
+  StatementRefused
+} from "./DriverError.ts"
+import { UnexpectedResponse } from "./DriverError.ts"
+import * as FilterBuilder from "./FilterBuilder.ts"
+import * as GraphqlEditor from "./GraphqlEditor.ts"
+import * as Grid from "./Grid.ts"
+import * as RestConsole from "./RestConsole.ts"
+import * as RowEdits from "./RowEdits.ts"
+import * as WeaviateHttp from "./WeaviateHttp.ts"
+
+// ===== Models =====
+
+/** The health check (`GET /v1/meta`). @category models */
+export interface Health {
+  readonly version: string
+  readonly modules: ReadonlyArray<string>
+  readonly hostname?: string
+  readonly latencyMs: number
+}
+
+/** A collection with its columns and what each column can be filtered with. @category models */
+export interface TableDescription {
+  readonly collection: CollectionSchema.Collection
+  readonly columns: ReadonlyArray<CollectionSchema.Column & { readonly operators: ReadonlyArray<FilterBuilder.Operator> }>
+}
+
+/** Errors of naming a connection. @category errors */
+export type LookupError = StoreError | ConnectionNotFound
+
+/** @category models */
+export interface Service {
+  /** Connects (or reuses the live session) and checks health. */
+  readonly connect: (connection: string) => Effect.Effect<Health, LookupError | RequestError>
+  /** `GET /v1/meta`; an authentication failure drops the session. */
+  readonly health: (connection: string) => Effect.Effect<Health, LookupError | RequestError>
+  /** Checks settings that are not saved (or not yet): a fresh session, closed afterwards. */
+  readonly test: (connection: Connection) => Effect.Effect<Health, RequestError>
+  readonly disconnect: (connection: string) => Effect.Effect<void, LookupError>
+  /** Whether a live session exists for a connection id. */
+  readonly isConnected: (id: string) => Effect.Effect<boolean>
+  /** The HTTP access of a connection (for callers that need a raw call). */
+  readonly http: (connection: string) => Effect.Effect<WeaviateHttp.WeaviateHttp, LookupError | RequestError>
+
+  readonly listCollections: (connection: string) => Effect.Effect<ReadonlyArray<CollectionSchema.Collection>, LookupError | RequestError>
+  readonly describe: (connection: string, table: string) => Effect.Effect<TableDescription, LookupError | RequestError | CollectionNotFound>
+  readonly browse: (
+    connection: string,
+    table: string,
+    request?: Grid.PageRequest
+  ) => Effect.Effect<Grid.Page, LookupError | RequestError | CollectionNotFound | FilterRefused | StatementRefused>
+  readonly count: (
+    connection: string,
+    table: string,
+    options?: { readonly filters?: ReadonlyArray<FilterBuilder.Filter>; readonly tenant?: string | undefined }
+  ) => Effect.Effect<number, LookupError | RequestError | CollectionNotFound | FilterRefused>
+  readonly getRow: (
+    connection: string,
+    table: string,
+    uuid: string,
+    options?: { readonly includeVector?: boolean; readonly tenant?: string | undefined }
+  ) => Effect.Effect<Option.Option<Grid.Row>, LookupError | RequestError | CollectionNotFound>
+  /** Every row through the `after` cursor (export); not capped at 10,000. */
+  readonly readAll: (
+    connection: string,
+    table: string,
+    options?: { readonly pageSize?: number; readonly tenant?: string | undefined }
+  ) => Stream.Stream<Grid.Row, LookupError | RequestError | CollectionNotFound>
+  readonly insertRows: (
+    connection: string,
+    table: string,
+    rows: ReadonlyArray<RowEdits.NewRow>,
+    options?: { readonly tenant?: string | undefined }
+  ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound>
+  readonly updateRows: (
+    connection: string,
+    table: string,
+    rows: ReadonlyArray<RowEdits.RowUpdate>,
+    options?: { readonly tenant?: string | undefined }
+  ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound>
+  readonly deleteRows: (
+    connection: string,
+    table: string,
+    uuids: ReadonlyArray<string | null | undefined>,
+    options?: { readonly tenant?: string | undefined }
+  ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound>
+  readonly graphql: (
+    connection: string,
+    query: string,
+    options?: { readonly tenant?: string | undefined }
+  ) => Effect.Effect<GraphqlEditor.EditorResult, LookupError | RequestError | StatementRefused>
+  readonly rest: (
+    connection: string,
+    line: string
+  ) => Effect.Effect<RestConsole.ConsoleResult, LookupError | AuthenticationFailed | ConnectionFailed | StatementRefused>
+}
+
+// ===== Health =====
+
+/**
+ * Reads `/v1/meta` (it requires authentication when a key is configured, unlike the readiness
+ * endpoints) and measures the round trip.
+ *
+ * @category requests
+ */
+export const checkHealth = Effect.fn("Driver.checkHealth")(function*(http: WeaviateHttp.WeaviateHttp) {
+  const started = performance.now()
+  const response = yield* http.requestOk({ method: "GET", path: "/v1/meta" })
+  const latencyMs = Math.round((performance.now() - started) * 10) / 10
+  const meta = response.json as { version?: unknown; modules?: unknown; hostname?: unknown } | undefined
+  if (typeof meta !== "object" || meta === null || typeof meta.version !== "string") {
+    return yield* new UnexpectedResponse({ detail: "GET /v1/meta did not return a version" })
+  }
+  const modules = typeof meta.modules === "object" && meta.modules !== null ? Object.keys(meta.modules) : []
+  return {
+    version: meta.version,
+    modules,
+    ...(typeof meta.hostname === "string" ? { hostname: meta.hostname } : {}),
+    latencyMs
+  } satisfies Health
+})
+
+// ===== Service =====
+
+interface Session {
+  readonly id: string
+  readonly fingerprint: string
+  readonly http: WeaviateHttp.WeaviateHttp
+  readonly scope: Scope.CloseableScope
+}
+
+const encodeConnection = Schema.encodeSync(Connection)
+
+/** Settings that make a session: any change rebuilds it. */
+const fingerprintOf = (connection: Connection) =>
+  JSON.stringify([
+    encodeConnection(connection),
+    connection.apiKeyEnv === undefined ? undefined : process.env[connection.apiKeyEnv]
+  ])
+
+/**
+ * @category services
+ */
+export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>() {
+  static readonly make: Effect.Effect<Service, never, ConnectionStore | Scope.Scope> = Effect.gen(function*() {
+    const store = yield* ConnectionStore
+    const sessions = yield* SynchronizedRef.make(new Map<string, Session>())
+
+    const close = (session: Session) => Scope.close(session.scope, Exit.void)
+
+    yield* Effect.addFinalizer(() =>
+      Effect.flatMap(SynchronizedRef.getAndSet(sessions, new Map()), (map) => Effect.forEach(map.values(), close))
+    )
+
+    const open = (connection: Connection) =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const http = yield* WeaviateHttp.make(connection).pipe(
+          Scope.extend(scope),
+          Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
+        )
+        return { id: connection.id, fingerprint: fingerprintOf(connection), http, scope } satisfies Session
+      })
+
+    const drop = (id: string) =>
+      SynchronizedRef.modifyEffect(sessions, (map) => {
+        const session = map.get(id)
+        if (session === undefined) return Effect.succeed([undefined, map] as const)
+        const next = new Map(map)
+        next.delete(id)
+        return Effect.as(close(session), [undefined, next] as const)
+      })
+
+    const sessionFor = (connection: Connection) =>
+      SynchronizedRef.modifyEffect(sessions, (map) => {
+        const existing = map.get(connection.id)
+        const fingerprint = fingerprintOf(connection)
+        if (existing !== undefined && existing.fingerprint === fingerprint) {
+          return Effect.succeed([existing.http, map] as const)
+        }
+        return Effect.gen(function*() {
+          if (existing !== undefined) yield* close(existing)
+          const session = yield* open(connection)
+          const next = new Map(map)
+          next.set(connection.id, session)
+          return [session.http, next] as const
+        })
+      })
+
+    const http = (name: string) => Effect.flatMap(store.get(name), sessionFor)
+
+    /** Runs `f` on the connection's session; an authentication failure drops the session. */
+    const withHttp = <A, E, R>(name: string, f: (http: WeaviateHttp.WeaviateHttp) => Effect.Effect<A, E, R>) =>
+      Effect.flatMap(store.get(name), (connection) =>
+        sessionFor(connection).pipe(
+          Effect.flatMap(f),
+          Effect.tapError((error) =>
+            typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "AuthenticationFailed"
+              ? drop(connection.id)
+              : Effect.void
+          )
+        ))
+
+    const withCollection = <A, E, R>(
+      name: string,
+      table: string,
+      f: (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection) => Effect.Effect<A, E, R>
+    ) => withHttp(name, (h) => Effect.flatMap(CollectionSchema.get(h, table), (collection) => f(h, collection)))
+
+    const health = Effect.fn("Driver.health")((name: string) => withHttp(name, checkHealth))
+
+    const test = Effect.fn("Driver.test")((connection: Connection) =>
+      Effect.scoped(Effect.flatMap(WeaviateHttp.make(connection), checkHealth))
+    )
+
+    const disconnect = Effect.fn("Driver.disconnect")(function*(name: string) {
+      const connection = yield* store.get(name)
+      yield* drop(connection.id)
+    })
+
+    const describe = Effect.fn("Driver.describe")((name: string, table: string) =>
+      withCollection(name, table, (_, collection) =>
+        Effect.succeed<TableDescription>({
+          collection,
+          columns: CollectionSchema.columns(collection).map((column) => ({
+            ...column,
+            operators: FilterBuilder.operatorsFor(collection, column.name)
+          }))
+        }))
+    )
+
+    return Driver.of({
+      connect: Effect.fn("Driver.connect")((name: string) => health(name)),
+      health,
+      test,
+      disconnect,
+      isConnected: (id) => Effect.map(SynchronizedRef.get(sessions), (map) => map.has(id)),
+      http,
+      listCollections: Effect.fn("Driver.listCollections")((name: string) => withHttp(name, CollectionSchema.list)),
+      describe,
+      browse: (name, table, request) => withCollection(name, table, (h, c) => Grid.page(h, c, request)),
+      count: (name, table, options) => withCollection(name, table, (h, c) => Grid.count(h, c, options)),
+      getRow: (name, table, uuid, options) => withCollection(name, table, (h, c) => Grid.getRow(h, c, uuid, options)),
+      readAll: (name, table, options) =>
+        Stream.unwrap(
+          withCollection(name, table, (h, c) => Effect.succeed(Grid.readAll(h, c, options)))
+        ),
+      insertRows: (name, table, rows, options) => withCollection(name, table, (h, c) => RowEdits.insert(h, c, rows, options)),
+      updateRows: (name, table, rows, options) => withCollection(name, table, (h, c) => RowEdits.update(h, c, rows, options)),
+      deleteRows: (name, table, uuids, options) => withCollection(name, table, (h, c) => RowEdits.remove(h, c, uuids, options)),
+      graphql: (name, query, options) => withHttp(name, (h) => GraphqlEditor.run(h, query, options)),
+      rest: (name, line) => withHttp(name, (h) => RestConsole.run(h, line))
+    })
+  })
+
+  static readonly layer: Layer.Layer<Driver, never, ConnectionStore> = Layer.scoped(Driver, Driver.make)
+}
