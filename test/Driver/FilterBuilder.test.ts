@@ -1,0 +1,203 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import fc from "fast-check"
+import { Kind, parse, type ObjectValueNode, type OperationDefinitionNode, type FieldNode } from "graphql"
+import { decodeCollection } from "../../src/Driver/CollectionSchema.ts"
+import * as FilterBuilder from "../../src/Driver/FilterBuilder.ts"
+
+const article = decodeCollection({
+  class: "Article",
+  invertedIndexConfig: { indexNullState: true, indexPropertyLength: true },
+  properties: [
+    { name: "title", dataType: ["text"] },
+    { name: "wordCount", dataType: ["int"] },
+    { name: "price", dataType: ["number"] },
+    { name: "published", dataType: ["date"] },
+    { name: "active", dataType: ["boolean"] },
+    { name: "tags", dataType: ["text[]"] },
+    { name: "scores", dataType: ["number[]"] },
+    { name: "ref", dataType: ["uuid"] },
+    { name: "meta", dataType: ["object"], nestedProperties: [{ name: "source", dataType: ["text"] }] },
+    { name: "author", dataType: ["Author"] },
+    { name: "hidden", dataType: ["text"], indexFilterable: false }
+  ]
+})!
+const plain = decodeCollection({ class: "Plain", properties: [{ name: "title", dataType: ["text"] }, { name: "tags", dataType: ["text[]"] }] })!
+
+const where = (collection = article, ...filters: Array<FilterBuilder.Filter>) => {
+  const result = FilterBuilder.buildWhere(collection, filters)
+  if (Either.isLeft(result)) throw new Error(result.left.message)
+  return result.right === undefined ? undefined : FilterBuilder.printWhere(result.right)
+}
+const refused = (collection: typeof article, filter: FilterBuilder.Filter) => {
+  const result = FilterBuilder.buildWhere(collection, [filter])
+  assert.isTrue(Either.isLeft(result), `expected a refusal for ${JSON.stringify(filter)}`)
+  return Either.isLeft(result) ? result.left.message : ""
+}
+
+describe("FilterBuilder: the contract's operator table", () => {
+  it("equals and not equals are Equal and NotEqual, typed from the schema", () => {
+    assert.strictEqual(where(article, { column: "title", operator: "equals", value: "hello" }), `{path: ["title"], operator: Equal, valueText: "hello"}`)
+    assert.strictEqual(where(article, { column: "wordCount", operator: "not equals", value: "42" }), `{path: ["wordCount"], operator: NotEqual, valueInt: 42}`)
+    assert.strictEqual(where(article, { column: "active", operator: "=", value: "TRUE" }), `{path: ["active"], operator: Equal, valueBoolean: true}`)
+    assert.strictEqual(where(article, { column: "uuid", operator: "=", value: "00000000-0000-0000-0000-00000000000A" }), `{path: ["id"], operator: Equal, valueText: "00000000-0000-0000-0000-00000000000a"}`)
+  })
+  it("int and number columns filter as numbers", () => {
+    assert.strictEqual(where(article, { column: "price", operator: ">", value: "2.5" }), `{path: ["price"], operator: GreaterThan, valueNumber: 2.5}`)
+    assert.strictEqual(where(article, { column: "wordCount", operator: ">=", value: 7 }), `{path: ["wordCount"], operator: GreaterThanEqual, valueInt: 7}`)
+    assert.match(refused(article, { column: "wordCount", operator: "=", value: "1.5" }), /not an integer/)
+    assert.match(refused(article, { column: "price", operator: "<", value: "abc" }), /not a number/)
+    assert.match(refused(article, { column: "price", operator: "<", value: "Infinity" }), /not a number/)
+  })
+  it("greater/less operators are for numbers and dates only", () => {
+    assert.strictEqual(where(article, { column: "published", operator: "less than", value: "2024-01-01T00:00:00Z" }), `{path: ["published"], operator: LessThan, valueDate: "2024-01-01T00:00:00Z"}`)
+    assert.strictEqual(where(article, { column: "wordCount", operator: "<=", value: "3" }), `{path: ["wordCount"], operator: LessThanEqual, valueInt: 3}`)
+    assert.match(refused(article, { column: "title", operator: "greater than", value: "a" }), /int, number and date/)
+  })
+  it("a date needs a complete RFC 3339 timestamp", () => {
+    assert.match(refused(article, { column: "published", operator: "=", value: "2024-01-01" }), /complete RFC 3339/)
+    assert.match(refused(article, { column: "published", operator: "=", value: "2024-01-01T00:00:00" }), /complete RFC 3339/)
+    assert.match(refused(article, { column: "published", operator: "=", value: "2024-02-30T00:00:00Z" }), /complete RFC 3339/)
+    assert.isString(where(article, { column: "published", operator: "=", value: "2024-02-29T10:00:00.5+02:00" }))
+  })
+  it("contains, not contains, starts with, ends with are Like with * on text only", () => {
+    assert.strictEqual(where(article, { column: "title", operator: "contains", value: "ell" }), `{path: ["title"], operator: Like, valueText: "*ell*"}`)
+    assert.strictEqual(where(article, { column: "title", operator: "starts with", value: "he" }), `{path: ["title"], operator: Like, valueText: "he*"}`)
+    assert.strictEqual(where(article, { column: "title", operator: "ends with", value: "lo" }), `{path: ["title"], operator: Like, valueText: "*lo"}`)
+    assert.strictEqual(where(article, { column: "title", operator: "not contains", value: "x" }), `{operator: Not, operands: [{path: ["title"], operator: Like, valueText: "*x*"}]}`)
+    assert.match(refused(article, { column: "wordCount", operator: "contains", value: "1" }), /text columns only/)
+  })
+  it("in list and not in list are ContainsAny and ContainsNone over a comma-separated list", () => {
+    assert.strictEqual(where(article, { column: "tags", operator: "in list", value: "a, b,c" }), `{path: ["tags"], operator: ContainsAny, valueText: ["a", "b", "c"]}`)
+    assert.strictEqual(where(article, { column: "wordCount", operator: "not in list", value: "1,2" }), `{path: ["wordCount"], operator: ContainsNone, valueInt: [1, 2]}`)
+    assert.match(refused(article, { column: "wordCount", operator: "in list", value: "1,,2" }), /empty element/)
+  })
+  it("between has two inclusive bounds", () => {
+    assert.strictEqual(
+      where(article, { column: "price", operator: "between", value: "100 and 300" }),
+      `{operator: And, operands: [{path: ["price"], operator: GreaterThanEqual, valueNumber: 100}, {path: ["price"], operator: LessThanEqual, valueNumber: 300}]}`
+    )
+    assert.match(refused(article, { column: "price", operator: "between", value: "100" }), /two bounds/)
+  })
+  it("is NULL needs indexNullState", () => {
+    assert.strictEqual(where(article, { column: "title", operator: "is NULL" }), `{path: ["title"], operator: IsNull, valueBoolean: true}`)
+    assert.strictEqual(where(article, { column: "title", operator: "is not null" }), `{path: ["title"], operator: IsNull, valueBoolean: false}`)
+    assert.match(refused(plain, { column: "title", operator: "is NULL" }), /indexNullState/)
+  })
+  it("is empty needs indexPropertyLength and uses len()", () => {
+    assert.strictEqual(where(article, { column: "tags", operator: "is empty" }), `{path: ["len(tags)"], operator: Equal, valueInt: 0}`)
+    assert.strictEqual(where(article, { column: "title", operator: "is not empty" }), `{path: ["len(title)"], operator: GreaterThan, valueInt: 0}`)
+    assert.match(refused(plain, { column: "tags", operator: "is empty" }), /indexPropertyLength/)
+    assert.match(refused(article, { column: "wordCount", operator: "is empty" }), /text and array/)
+  })
+  it("REGEX is refused with a reason", () => {
+    assert.match(refused(article, { column: "title", operator: "REGEX", value: "^a" }), /REGEX is not supported/)
+  })
+  it("an array property filters on one element", () => {
+    assert.strictEqual(where(article, { column: "scores", operator: "=", value: "1.5" }), `{path: ["scores"], operator: Equal, valueNumber: 1.5}`)
+    assert.match(refused(article, { column: "scores", operator: "=", value: ["1", "2"] }), /one value/)
+  })
+  it("unknown columns, vectors, objects, references and unindexed properties are refused", () => {
+    assert.match(refused(article, { column: "nope", operator: "=", value: "1" }), /no column "nope"/)
+    assert.match(refused(article, { column: "vector", operator: "=", value: "1" }), /vector/)
+    assert.match(refused(article, { column: "meta", operator: "=", value: "1" }), /cannot be filtered/)
+    assert.match(refused(article, { column: "author", operator: "=", value: "1" }), /cross-reference/)
+    assert.match(refused(article, { column: "hidden", operator: "=", value: "1" }), /indexFilterable/)
+    assert.match(refused(article, { column: "title", operator: "like", value: "1" }), /unknown operator/)
+  })
+  it("several filters are joined with And", () => {
+    assert.strictEqual(
+      where(article, { column: "title", operator: "=", value: "a" }, { column: "wordCount", operator: ">", value: "1" }),
+      `{operator: And, operands: [{path: ["title"], operator: Equal, valueText: "a"}, {path: ["wordCount"], operator: GreaterThan, valueInt: 1}]}`
+    )
+  })
+  it("operatorsFor lists the operators each column accepts", () => {
+    assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "wordCount"), [
+      "equals", "not equals", "greater than", "greater or equal", "less than", "less or equal", "in list", "not in list", "between", "is NULL", "is not NULL"
+    ])
+    assert.includeMembers([...FilterBuilder.operatorsFor(article, "title")], ["contains", "is empty"])
+    assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "vector"), [])
+  })
+})
+
+describe("FilterBuilder: the --filter text form", () => {
+  const parsed = (text: string) => Either.getOrThrow(FilterBuilder.parseFilterText(text))
+  it("parses words and symbols", () => {
+    assert.deepStrictEqual(parsed("price between 100 and 300"), { column: "price", operator: "between", value: "100 and 300" })
+    assert.deepStrictEqual(parsed("n>=3"), { column: "n", operator: "greater or equal", value: "3" })
+    assert.deepStrictEqual(parsed("n != 3"), { column: "n", operator: "not equals", value: "3" })
+    assert.deepStrictEqual(parsed("note is not NULL"), { column: "note", operator: "is not NULL" })
+    assert.deepStrictEqual(parsed("tags not in list a, b"), { column: "tags", operator: "not in list", value: "a, b" })
+    assert.deepStrictEqual(parsed(`title equals "two words"`), { column: "title", operator: "equals", value: "two words" })
+    assert.deepStrictEqual(parsed("title contains"), { column: "title", operator: "contains", value: "" })
+    assert.isTrue(Either.isLeft(FilterBuilder.parseFilterText("title resembles x")))
+  })
+  it("parses sorts", () => {
+    assert.deepStrictEqual(Either.getOrThrow(FilterBuilder.parseSortText("price:desc")), { column: "price", direction: "desc" })
+    assert.deepStrictEqual(Either.getOrThrow(FilterBuilder.parseSortText("price")), { column: "price", direction: "asc" })
+    assert.isTrue(Either.isLeft(FilterBuilder.parseSortText("price:up")))
+  })
+  it("refuses sorting by uuid, vector or unknown columns", () => {
+    assert.isTrue(Either.isLeft(FilterBuilder.buildSort(article, [{ column: "vector", direction: "asc" }])))
+    assert.isTrue(Either.isLeft(FilterBuilder.buildSort(article, [{ column: "author", direction: "asc" }])))
+    assert.strictEqual(Either.getOrThrow(FilterBuilder.buildSort(article, [{ column: "price", direction: "desc" }])), `[{path: ["price"], order: desc}]`)
+  })
+})
+
+/** The `where` argument of `{ Get { Article(where: …) { title } } }`, parsed by graphql-js. */
+const parsedWhere = (literal: string): ObjectValueNode => {
+  const document = parse(`{ Get { Article(where: ${literal}) { title } } }`)
+  assert.strictEqual(document.definitions.length, 1)
+  const operation = document.definitions[0] as OperationDefinitionNode
+  const get = operation.selectionSet.selections[0] as FieldNode
+  assert.strictEqual(operation.selectionSet.selections.length, 1)
+  assert.strictEqual(get.selectionSet!.selections.length, 1)
+  const articleField = get.selectionSet!.selections[0] as FieldNode
+  assert.strictEqual(articleField.arguments!.length, 1)
+  assert.strictEqual(articleField.selectionSet!.selections.length, 1)
+  const value = articleField.arguments![0]!.value
+  assert.strictEqual(value.kind, Kind.OBJECT)
+  return value as ObjectValueNode
+}
+const stringField = (node: ObjectValueNode, name: string) => {
+  const field = node.fields.find((f) => f.name.value === name)!
+  return field.value.kind === Kind.STRING ? field.value.value : undefined
+}
+const hasLoneSurrogate = (s: string) => /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s)
+
+describe("FilterBuilder: values cannot inject GraphQL (property tests)", () => {
+  it("any text value reaches the query as exactly one string literal", () => {
+    fc.assert(fc.property(fc.string({ unit: "binary", maxLength: 60 }), (value) => {
+      const result = FilterBuilder.buildWhere(article, [{ column: "title", operator: "equals", value }])
+      if (hasLoneSurrogate(value) || value.length === 0) return Either.isLeft(result)
+      const literal = FilterBuilder.printWhere(Either.getOrThrow(result)!)
+      const node = parsedWhere(literal)
+      assert.strictEqual(node.fields.length, 3)
+      assert.strictEqual(stringField(node, "valueText"), value)
+      return true
+    }), { numRuns: 500 })
+  })
+  it("Like patterns keep the value intact around the wildcards", () => {
+    fc.assert(fc.property(fc.string({ unit: "grapheme", minLength: 1, maxLength: 40 }), (value) => {
+      const literal = FilterBuilder.printWhere(Either.getOrThrow(FilterBuilder.buildWhere(article, [{ column: "title", operator: "contains", value }]))!)
+      assert.strictEqual(stringField(parsedWhere(literal), "valueText"), `*${value}*`)
+    }), { numRuns: 300 })
+  })
+  it("list elements stay separate string literals", () => {
+    fc.assert(fc.property(fc.array(fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }).filter((s) => !s.includes(",") && s.trim() === s && s.length > 0), { minLength: 1, maxLength: 5 }), (items) => {
+      const literal = FilterBuilder.printWhere(Either.getOrThrow(FilterBuilder.buildWhere(article, [{ column: "tags", operator: "in list", value: items.join(",") }]))!)
+      const field = parsedWhere(literal).fields.find((f) => f.name.value === "valueText")!
+      assert.strictEqual(field.value.kind, Kind.LIST)
+      const values = field.value.kind === Kind.LIST ? field.value.values.map((v) => (v.kind === Kind.STRING ? v.value : null)) : []
+      assert.deepStrictEqual(values, items)
+    }), { numRuns: 300 })
+  })
+  it("numbers are printed as GraphQL numbers or refused", () => {
+    fc.assert(fc.property(fc.string({ maxLength: 20 }), (value) => {
+      const result = FilterBuilder.buildWhere(article, [{ column: "price", operator: "=", value }])
+      if (Either.isLeft(result)) return true
+      const field = parsedWhere(FilterBuilder.printWhere(result.right!)).fields.find((f) => f.name.value === "valueNumber")!
+      return field.value.kind === Kind.INT || field.value.kind === Kind.FLOAT
+    }), { numRuns: 500 })
+  })
+})
