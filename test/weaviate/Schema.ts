@@ -317,3 +317,19 @@ export const autoSchemaClass = (name: string): ClassDef => {
   def.properties = []
   return def
 }
+
+/** A property added with `POST /v1/schema/{className}/properties`. */
+export const newProperty = (def: ClassDef, raw: unknown, classExists: (name: string) => boolean): PropertyDef => {
+  const prop = normalizeProperty(raw, def.vectorizer, false)
+  if ((def.properties ?? []).some((p) => p.name.toLowerCase() === prop.name.toLowerCase())) {
+    throw new SchemaError(`class "${def.class}": conflict for property "${prop.name}": already in use or provided multiple times`)
+  }
+  if (isReferenceType(prop.dataType)) {
+    for (const target of prop.dataType) {
+      if (upperFirst(target) !== def.class && !classExists(upperFirst(target))) {
+        throw new SchemaError(`property '${prop.name}': invalid dataType: reference property to nonexistent class`)
+      }
+    }
+  }
+  return prop
+}

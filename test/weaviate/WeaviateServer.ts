@@ -1,0 +1,276 @@
+/**
+ * A Weaviate-compatible test instance on 127.0.0.1 (HTTP or HTTPS with a CA generated at start),
+ * with API-key / anonymous auth changeable at run time, request recording, and a fault switch that
+ * delays, hangs or drops responses. The behaviour follows ../shared/reference/weaviate/behaviour.md
+ * (Weaviate 1.39); see Rest.ts, Graphql.ts and Query.ts.
+ */
+import * as http from "node:http"
+import * as https from "node:https"
+import type { AddressInfo } from "node:net"
+import { Context, Effect, Layer } from "effect"
+import { bearerToken } from "./Auth.ts"
+import type { HttpReply } from "./Http.ts"
+import { isRecord } from "./Json.ts"
+import { DEFAULT_LIMITS } from "./Query.ts"
+import { RestApi } from "./Rest.ts"
+import { Store } from "./Store.ts"
+import { generateTls } from "./Tls.ts"
+
+export interface WeaviateTestOptions {
+  /** default 0 (a free port); the host is always 127.0.0.1 */
+  readonly port?: number
+  /** when given, API-key auth is on */
+  readonly apiKeys?: ReadonlyArray<string>
+  /** default: true when no apiKeys, false otherwise */
+  readonly anonymousAccess?: boolean
+  /** HTTPS with the generated certificate */
+  readonly tls?: boolean
+  /** QUERY_MAXIMUM_RESULTS, default 10000 */
+  readonly maxResults?: number
+  /** append the request's API key to every error message (for redaction tests) */
+  readonly echoApiKeyInErrors?: boolean
+}
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  query: Record<string, string>
+  headers: Record<string, string>
+  body: string
+  /** the client went away before the response was finished */
+  aborted: boolean
+  /** the response was completely written */
+  completed: boolean
+}
+
+export type Fault =
+  | { readonly kind: "none" }
+  | { readonly kind: "delay"; readonly ms: number }
+  | { readonly kind: "hang" }
+  | { readonly kind: "drop" }
+
+export interface WeaviateTestInstance {
+  /** e.g. http://127.0.0.1:43211 or https://127.0.0.1:43211 */
+  readonly url: string
+  readonly port: number
+  /** PEM of the CA that signed the server certificate (tls only) */
+  readonly caPem: string | undefined
+  readonly requests: ReadonlyArray<RecordedRequest>
+  clearRequests(): void
+  setApiKeys(keys: ReadonlyArray<string>): void
+  setFault(fault: Fault, options?: { readonly pathPrefix?: string }): void
+  /** resolves when a matching request is recorded (for aborted ones, when the abort is seen) */
+  waitForRequest(predicate: (r: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>
+  /** drop all classes and objects */
+  reset(): void
+  close(): Promise<void>
+}
+
+interface Waiter {
+  readonly predicate: (r: RecordedRequest) => boolean
+  readonly resolve: (r: RecordedRequest) => void
+  readonly reject: (e: Error) => void
+  readonly timer: NodeJS.Timeout
+}
+
+const echoKey = (reply: HttpReply, key: string): HttpReply => {
+  if (reply.body === undefined) return reply
+  const suffix = ` (api key: ${key})`
+  if (reply.status === 401 && reply.headers?.["content-type"]?.startsWith("text/plain")) {
+    return { ...reply, body: reply.body.replace(/" }$/, `${suffix}" }`) }
+  }
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(reply.body)
+  } catch {
+    return reply
+  }
+  if (!isRecord(parsed)) return reply
+  let changed = false
+  const add = (items: unknown) => {
+    if (!Array.isArray(items)) return
+    for (const it of items) {
+      if (isRecord(it) && typeof it["message"] === "string") {
+        it["message"] = it["message"] + suffix
+        changed = true
+      }
+    }
+  }
+  add(parsed["error"])
+  add(parsed["errors"])
+  if (typeof parsed["message"] === "string" && reply.status >= 400) {
+    parsed["message"] = parsed["message"] + suffix
+    changed = true
+  }
+  return changed ? { ...reply, body: JSON.stringify(parsed) } : reply
+}
+
+export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<WeaviateTestInstance> => {
+  const store = new Store()
+  let apiKeyEnabled = options.apiKeys !== undefined
+  let apiKeys: ReadonlyArray<string> = options.apiKeys ?? []
+  const anonymousAccess = options.anonymousAccess ?? options.apiKeys === undefined
+  const limits = { ...DEFAULT_LIMITS, maxResults: options.maxResults ?? DEFAULT_LIMITS.maxResults }
+  const tls = options.tls === true ? generateTls() : undefined
+  const scheme = tls === undefined ? "http" : "https"
+  let port = 0
+  const api = new RestApi(store, {
+    limits: () => limits,
+    auth: () => ({ apiKeyEnabled, apiKeys, anonymousAccess }),
+    hostname: () => `${scheme}://127.0.0.1:${port}`
+  })
+
+  const records: Array<RecordedRequest> = []
+  let waiters: Array<Waiter> = []
+  let fault: { fault: Fault; prefix: string } = { fault: { kind: "none" }, prefix: "" }
+  const timers = new Set<NodeJS.Timeout>()
+
+  const notify = (r: RecordedRequest) => {
+    const matched = waiters.filter((w) => w.predicate(r))
+    if (matched.length === 0) return
+    waiters = waiters.filter((w) => !matched.includes(w))
+    for (const w of matched) {
+      clearTimeout(w.timer)
+      w.resolve(r)
+    }
+  }
+
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1")
+    const chunks: Array<Buffer> = []
+    let record: RecordedRequest | undefined
+    const headers: Record<string, string> = {}
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v
+    const makeRecord = (): RecordedRequest => {
+      if (record === undefined) {
+        record = {
+          method: req.method ?? "GET",
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams.entries()),
+          headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+          aborted: false,
+          completed: false
+        }
+        records.push(record)
+      }
+      return record
+    }
+    let droppedByUs = false
+    res.on("finish", () => {
+      const r = makeRecord()
+      r.completed = true
+      notify(r)
+    })
+    res.on("close", () => {
+      if (res.writableFinished || droppedByUs) return
+      const r = makeRecord()
+      r.aborted = true
+      notify(r)
+    })
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const r = makeRecord()
+      notify(r)
+      const respond = () => {
+        if (res.destroyed || res.writableEnded) return
+        let reply = api.handle({ method: r.method, path: r.path, query: url.searchParams, headers: r.headers, body: r.body })
+        const key = bearerToken(r.headers["authorization"], url.searchParams)
+        if (options.echoApiKeyInErrors === true && key !== undefined) reply = echoKey(reply, key)
+        const h: Record<string, string | number> = { ...reply.headers }
+        h["content-length"] = reply.body === undefined ? 0 : Buffer.byteLength(reply.body)
+        res.writeHead(reply.status, h)
+        res.end(r.method === "HEAD" ? undefined : reply.body)
+      }
+      const f = r.path.startsWith(fault.prefix) ? fault.fault : { kind: "none" as const }
+      switch (f.kind) {
+        case "none":
+          return respond()
+        case "hang":
+          return
+        case "drop":
+          droppedByUs = true
+          req.socket.destroy()
+          return
+        case "delay": {
+          const t = setTimeout(() => {
+            timers.delete(t)
+            respond()
+          }, f.ms)
+          timers.add(t)
+          return
+        }
+      }
+    })
+  }
+
+  const server: http.Server =
+    tls === undefined ? http.createServer(onRequest) : https.createServer({ cert: tls.certPem, key: tls.keyPem }, onRequest)
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
+  port = (server.address() as AddressInfo).port
+  let closed: Promise<void> | undefined
+
+  return {
+    url: `${scheme}://127.0.0.1:${port}`,
+    port,
+    caPem: tls?.caPem,
+    get requests() {
+      return records
+    },
+    clearRequests: () => {
+      records.length = 0
+    },
+    setApiKeys: (keys) => {
+      apiKeyEnabled = true
+      apiKeys = [...keys]
+    },
+    setFault: (f, o) => {
+      fault = { fault: f, prefix: o?.pathPrefix ?? "" }
+    },
+    waitForRequest: (predicate, timeoutMs = 5_000) => {
+      const existing = records.find(predicate)
+      if (existing !== undefined) return Promise.resolve(existing)
+      return new Promise<RecordedRequest>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters = waiters.filter((w) => w.timer !== timer)
+          reject(new Error(`no matching request recorded within ${timeoutMs} ms`))
+        }, timeoutMs)
+        waiters.push({ predicate, resolve, reject, timer })
+      })
+    },
+    reset: () => store.reset(),
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        for (const t of timers) clearTimeout(t)
+        timers.clear()
+        for (const w of waiters) {
+          clearTimeout(w.timer)
+          w.reject(new Error("the Weaviate test instance was closed"))
+        }
+        waiters = []
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+      return closed
+    }
+  }
+}
+
+/** Scoped instance for @effect/vitest: started on acquire, closed on release. */
+export const WeaviateTest = (options?: WeaviateTestOptions) =>
+  Effect.acquireRelease(
+    Effect.promise(() => startWeaviate(options)),
+    (w) => Effect.promise(() => w.close())
+  )
+
+export class WeaviateInstance extends Context.Tag("test/WeaviateInstance")<WeaviateInstance, WeaviateTestInstance>() {}
+
+/** A Layer providing a fresh instance as `WeaviateInstance`. */
+export const layer = (options?: WeaviateTestOptions): Layer.Layer<WeaviateInstance> =>
+  Layer.scoped(WeaviateInstance, WeaviateTest(options))
