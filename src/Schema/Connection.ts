@@ -38,7 +38,7 @@ export const authMethodLabel: Record<AuthMethod, string> = { none: "None", apiKe
 
 /** A host name or IP address: no scheme, path, port or whitespace. @category schemas */
 export const Host = Schema.String.pipe(
-  Schema.pattern(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+|[0-9A-Fa-f:]+)$/, {
+  Schema.pattern(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+|[0-9A-Fa-f:.]+)$/, {
     message: () => "a host name or IP address without scheme, port or path"
   })
 )
