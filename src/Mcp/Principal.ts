@@ -173,5 +173,16 @@ export const requireConnection = (
   )
 }
 
+/** @category predicates */
+export const isAnonymous = (principal: Principal): principal is AnonymousPrincipal => principal._tag === "AnonymousPrincipal"
+
+/** The fields the approval flow and the activity log need (`src/Approval/ApprovalFlow.ts` `Principal`). @category conversions */
+export const toApprovalPrincipal = (principal: Principal) => ({
+  id: principal.id,
+  name: principal.name,
+  accessLevel: principal.access,
+  anonymous: isAnonymous(principal)
+})
+
 /** Whether an accepted `input_required` form may replace the local dialog. @category predicates */
 export const isFullAccess = (principal: Principal): boolean => principal.access === "fullAccess"

@@ -457,3 +457,41 @@ export class TokenStore extends Context.Tag("weaviate-mcp/TokenStore")<TokenStor
   /** A store for one-shot commands (the CLI): reads and writes the file, does not watch it. */
   static readonly layerOneShot = Layer.scoped(TokenStore, TokenStore.make({ watch: false }))
 }
+
+// ===== Wiring =====
+
+/**
+ * Runs `handler` for every token id revoked or removed while the layer lives (cancel the token's
+ * in-flight requests, end its legacy sessions, forget its first-access answers). Subscribes before the
+ * layer is built, so no revocation after that is missed; a failing handler is logged, not fatal.
+ *
+ * @category layers
+ */
+export const onRevocation = <R>(handler: (tokenId: string) => Effect.Effect<void, never, R>): Layer.Layer<never, never, TokenStore | R> =>
+  Layer.scopedDiscard(
+    Effect.gen(function*() {
+      const store = yield* TokenStore
+      const revocations = yield* store.subscribeRevocations
+      yield* Queue.take(revocations).pipe(
+        Effect.flatMap((id) => handler(id).pipe(Effect.catchAllCause((cause) => Effect.logError("revocation handler failed", cause)))),
+        Effect.forever,
+        Effect.forkScoped
+      )
+    })
+  )
+
+/**
+ * First run of `serve`: when the store holds no token at all, creates a `default` readWrite token and
+ * returns it (to be printed once); `none` otherwise.
+ *
+ * @category constructors
+ */
+export const ensureDefaultToken = Effect.gen(function*() {
+  const store = yield* TokenStore
+  const existing = yield* store.list
+  if (existing.length > 0) return Option.none<{ readonly token: string; readonly info: TokenInfo }>()
+  const created = yield* store.create({ name: "default", access: "readWrite" }).pipe(
+    Effect.catchTag("InvalidTokenRequest", (error) => Effect.die(error))
+  )
+  return Option.some(created)
+}).pipe(Effect.withSpan("TokenStore.ensureDefaultToken"))

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -28,12 +29,11 @@ const setup = (rate: RateOptions = {}) =>
       Layer.provideMerge(homeLayer(dir))
     )
     const context = yield* Layer.build(Authenticator.layerTokens.pipe(Layer.provideMerge(deps)))
-    const get = <I, S>(tag: { readonly key: string } & import("effect/Context").Tag<I, S>) => Effect.provide(tag, context)
     return {
       dir,
-      auth: yield* get(Authenticator),
-      store: yield* get(TokenStore),
-      bridge: yield* get(BridgeToken)
+      auth: Context.get(context, Authenticator),
+      store: Context.get(context, TokenStore),
+      bridge: Context.get(context, BridgeToken)
     }
   })
 

@@ -7,10 +7,12 @@ import {
   canSeeConnection,
   CurrentPrincipal,
   hasScopes,
+  isFullAccess,
   permissionOn,
   requireConnection,
   requireScopes,
   scopesForMethod,
+  toApprovalPrincipal,
   TokenPrincipal
 } from "../../src/Mcp/Principal.ts"
 import { Forbidden } from "../../src/Schema/McpErrors.ts"
@@ -113,6 +115,13 @@ describe("Principal", () => {
         yield* requireConnection(token("readOnly"), { id: "c1", aiPolicy: "readWrite" }, "read")
         yield* requireConnection(token("readWrite"), { id: "c1", aiPolicy: "readWrite" }, "write")
       }))
+  })
+
+  it("the approval flow sees access level and anonymity", () => {
+    assert.deepStrictEqual(toApprovalPrincipal(token("fullAccess")), { id: "t-fullAccess", name: "fullAccess", accessLevel: "fullAccess", anonymous: false })
+    assert.deepStrictEqual(toApprovalPrincipal(anonymous), { id: "anonymous", name: "anonymous", accessLevel: "readWrite", anonymous: true })
+    assert.isTrue(isFullAccess(token("fullAccess")))
+    assert.isFalse(isFullAccess(anonymous))
   })
 
   it.effect("handlers read the principal from CurrentPrincipal", () =>

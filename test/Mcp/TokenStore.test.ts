@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
@@ -12,7 +13,7 @@ import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { Home } from "../../src/Daemon/Home.ts"
 import * as SecretFile from "../../src/Daemon/SecretFile.ts"
-import { parseTokenId, statusAt, TokenStore } from "../../src/Mcp/TokenStore.ts"
+import { ensureDefaultToken, onRevocation, parseTokenId, statusAt, TokenStore } from "../../src/Mcp/TokenStore.ts"
 import { homeLayer, tempDir } from "./TokenStore.support.ts"
 
 /** A store on a fresh temporary home; `dir` is the home. */
@@ -203,6 +204,35 @@ describe("TokenStore", () => {
         const listed = yield* Effect.either(running.list)
         assert.strictEqual(listed._tag, "Left")
       }).pipe(Logger.withMinimumLogLevel(LogLevel.None)), true))
+
+  it.scopedLive("onRevocation runs its handler for each token revoked by another process", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const cancelled = yield* Queue.unbounded<string>()
+      const live = Layer.provideMerge(onRevocation((id) => Queue.offer(cancelled, id)), TokenStore.layer()).pipe(
+        Layer.provide(homeLayer(dir))
+      )
+      // Built in the test's scope, so the watcher and the handler live until the test ends.
+      const running = Context.get(yield* Layer.build(live), TokenStore)
+      const { info } = yield* running.create({ name: "victim", access: "readOnly" })
+      yield* Effect.flatMap(otherStore(dir), (other) => other.revoke(info.id))
+      const id = yield* Queue.take(cancelled).pipe(Effect.timeoutFail({ duration: "1 second", onTimeout: () => "handler not run" }))
+      assert.strictEqual(id, info.id)
+    }))
+
+  it.scoped("first run: ensureDefaultToken creates one readWrite `default` token only when the store is empty", () =>
+    withStore((store) =>
+      Effect.gen(function*() {
+        const first = yield* ensureDefaultToken.pipe(Effect.provideService(TokenStore, store))
+        assert.isTrue(Option.isSome(first))
+        const created = Option.getOrThrow(first)
+        assert.strictEqual(created.info.name, "default")
+        assert.strictEqual(created.info.access, "readWrite")
+        assert.isTrue(Option.isSome(yield* store.verify(created.token)))
+        yield* store.revoke(created.info.id)
+        assert.isTrue(Option.isNone(yield* ensureDefaultToken.pipe(Effect.provideService(TokenStore, store))))
+        assert.strictEqual((yield* store.list).length, 1)
+      })))
 
   it.scoped("the service layer builds from Home", () =>
     Effect.gen(function*() {
