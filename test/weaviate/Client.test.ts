@@ -2,9 +2,18 @@
  * Fidelity check with an independent client: the official weaviate-ts-client v2 (REST + GraphQL)
  * drives the test instance through schema, object CRUD, batch, filters, sort, paging and search.
  */
-import weaviate, { type WeaviateClient, type WhereFilter } from "weaviate-ts-client"
+import weaviateImport, { type WeaviateClient, type WhereFilter as ClientWhereFilter } from "weaviate-ts-client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startWeaviate, type WeaviateTestInstance } from "./WeaviateServer.ts"
+
+// The package's single index.d.ts is read as CommonJS under NodeNext; at run time the ESM build's
+// default export is the app object itself.
+type App = typeof weaviateImport extends { default: infer D } ? D : typeof weaviateImport
+const weaviate = ((weaviateImport as { default?: App }).default ?? weaviateImport) as App
+
+// weaviate-ts-client 2.2 types predate the ContainsNone and Not operators, which the server accepts.
+type WhereFilter = Omit<ClientWhereFilter, "operator" | "operands"> & { operator?: string; operands?: Array<WhereFilter> }
+const asClientFilter = (f: WhereFilter): ClientWhereFilter => f as ClientWhereFilter
 
 let w: WeaviateTestInstance
 let client: WeaviateClient
@@ -48,7 +57,7 @@ afterAll(async () => {
 })
 
 const titles = async (where: WhereFilter): Promise<Array<string>> => {
-  const r = await client.graphql.get().withClassName("Book").withFields("title").withWhere(where).do()
+  const r = await client.graphql.get().withClassName("Book").withFields("title").withWhere(asClientFilter(where)).do()
   return (r.data.Get.Book as Array<{ title: string }>).map((b) => b.title).sort()
 }
 
