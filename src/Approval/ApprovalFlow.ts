@@ -13,7 +13,8 @@
  * 3. A `requestState` for this question that fails its check (altered, expired, replayed, another
  *    principal, another method, changed name or arguments) → `InvalidParams` (-32602). A state is
  *    consumed by the call that carries it, whatever the answer, so a state runs at most one write.
- * 4. A valid state without an answer → `InputRequired` again (with a fresh state).
+ * 4. A valid state without an answer → asked again (a fresh `InputRequired`, or the dialog for a
+ *    client that no longer declares `elicitation`).
  * 5. A valid state with any answer other than accept + `approved: true` → `Denied`.
  * 6. An accepted form: `fullAccess` (not anonymous) → `Execute`; any other principal → `Execute` under
  *    Safe Mode `silent`, the user's dialog under `confirm`. `confirm_destructive_operation` always
@@ -67,7 +68,8 @@ export interface ApprovalInput {
  * @category models
  */
 export type Outcome = Data.TaggedEnum<{
-  Execute: {}
+  /** Run the write now. `approvedBy` is for the activity log. */
+  Execute: { readonly approvedBy: "form" | "dialog" | "formAndDialog" }
   InputRequired: { readonly payload: ApprovalPayload.InputRequiredResult }
   Denied: { readonly reason: string }
   UserCancelled: { readonly reason: string }
@@ -157,7 +159,7 @@ export const decide = (facts: Facts): Step => {
     case "invalid":
       return Step.InvalidState({ reason: facts.state.reason })
     case "valid": {
-      if (facts.answer === "missing") return Step.AskForm()
+      if (facts.answer === "missing") return facts.elicitation ? Step.AskForm() : dialog(false)
       if (facts.answer === "denied") return Step.Denied({ reason: "the user declined the write" })
       if (facts.destructive) return dialog(true)
       if (trusted || facts.safeMode === "silent") return Step.Execute()
@@ -219,7 +221,7 @@ export class ApprovalFlow extends Context.Tag("weaviate-mcp/Approval/ApprovalFlo
 
       function toOutcome(step: Step): Effect.Effect<Outcome, InvalidParams | Forbidden> {
         return Step.$match(step, {
-          Execute: () => Effect.succeed(Outcome.Execute()),
+          Execute: () => Effect.succeed(Outcome.Execute({ approvedBy: "form" })),
           Denied: ({ reason }) => Effect.succeed(Outcome.Denied({ reason })),
           UserCancelled: ({ reason }) => Effect.succeed(Outcome.UserCancelled({ reason })),
           Forbidden: ({ reason }) => Effect.fail(new Forbidden({ message: reason })),
@@ -236,7 +238,9 @@ export class ApprovalFlow extends Context.Tag("weaviate-mcp/Approval/ApprovalFlo
               })),
           AskDialog: ({ second }) =>
             Effect.map(dialog.confirm(dialogRequest(input, second)), (approved) =>
-              approved ? Outcome.Execute() : Outcome.Denied({ reason: "the user declined the write on their machine" }))
+              approved
+                ? Outcome.Execute({ approvedBy: second ? "formAndDialog" : "dialog" })
+                : Outcome.Denied({ reason: "the user declined the write on their machine" }))
         })
       }
     })

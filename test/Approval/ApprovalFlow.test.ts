@@ -8,7 +8,7 @@ import {
   ApprovalFlow,
   decide,
   type Facts,
-  type Outcome,
+  Outcome,
   Step,
   toolErrorCode
 } from "../../src/Approval/ApprovalFlow.js"
@@ -71,6 +71,7 @@ describe("ApprovalFlow.decide (the state table)", () => {
 
   it("repeat with a state but no answer → input_required again", () => {
     assert.deepStrictEqual(decide(facts({ state: valid, answer: "missing" })), Step.AskForm())
+    assert.deepStrictEqual(decide(facts({ state: valid, answer: "missing", elicitation: false })), Step.AskDialog({ second: false }))
   })
 
   it("bad state (altered, expired, replayed, other principal, method or arguments) → -32602", () => {
@@ -173,7 +174,7 @@ describe("ApprovalFlow.approve", () => {
     const dialog = recordingDialog([true])
     return Effect.gen(function*() {
       const outcome = yield* approve({ ...baseInput, client: { name: "Claude", elicitation: false } })
-      assert.strictEqual(outcome._tag, "Execute")
+      assert.deepStrictEqual(outcome, Outcome.Execute({ approvedBy: "dialog" }))
       assert.strictEqual(dialog.asked.length, 1)
       assert.strictEqual(dialog.asked[0]!.statement, baseInput.statement)
       assert.strictEqual(dialog.asked[0]!.principalName, "default")
@@ -214,7 +215,7 @@ describe("ApprovalFlow.approve", () => {
     return Effect.gen(function*() {
       const input = { ...baseInput, principal: { ...baseInput.principal, accessLevel: "fullAccess" as const } }
       const { outcome } = yield* askThenAnswer(input, accept)
-      assert.strictEqual(outcome._tag, "Execute")
+      assert.deepStrictEqual(outcome, Outcome.Execute({ approvedBy: "form" }))
       assert.strictEqual(dialog.asked.length, 0)
     }).pipe(Effect.provide(flowLayer(dialog.layer)))
   })
@@ -222,7 +223,7 @@ describe("ApprovalFlow.approve", () => {
   it.effect("accepted form, readWrite token under confirm → second confirmation; approve executes, deny refuses", () => {
     const dialog = recordingDialog([true, false])
     return Effect.gen(function*() {
-      assert.strictEqual((yield* askThenAnswer(baseInput, accept)).outcome._tag, "Execute")
+      assert.deepStrictEqual((yield* askThenAnswer(baseInput, accept)).outcome, Outcome.Execute({ approvedBy: "formAndDialog" }))
       assert.strictEqual(toolErrorCode((yield* askThenAnswer(baseInput, accept)).outcome), "denied")
       assert.strictEqual(dialog.asked.length, 2)
       assert.strictEqual(dialog.asked[0]!.title, "weaviate-mcp: confirm the approved write")

@@ -47,7 +47,7 @@ describe("Dialog exec (--approval-command)", () => {
       const approved = yield* Dialog.makeExec(`cat > '${out}'`).confirm(sampleRequest)
       assert.isTrue(approved)
       assert.deepStrictEqual(JSON.parse(NodeFs.readFileSync(out, "utf8")), sampleRequest)
-      assert.isFalse(NodeFs.existsSync("/tmp/x"), "the statement's $(...) must not run")
+      assert.isFalse(NodeFs.existsSync("/tmp/wmcp-approval-pwned"), "the statement's $(...) must not run")
     }))
 
   it.live("interrupting the question kills the dialog process and its children", () =>

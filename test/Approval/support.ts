@@ -50,7 +50,7 @@ export const isAlive = (pid: number): boolean => {
 export const sampleRequest: DialogRequest = {
   title: "weaviate-mcp: approve a write",
   message: "Claude asks to write to \"local\".",
-  statement: "POST /v1/objects\n{\"class\":\"Article\",\"properties\":{\"title\":\"it's $(touch /tmp/x) `id`\"}}",
+  statement: "POST /v1/objects\n{\"class\":\"Article\",\"properties\":{\"title\":\"it's $(touch /tmp/wmcp-approval-pwned) `id`\"}}",
   principalName: "default",
   connectionName: "local",
   clientName: "Claude"
