@@ -115,14 +115,12 @@ export class Dialog extends Context.Tag("weaviate-mcp/Approval/Dialog")<Dialog, 
     io: { readonly input: NodeJS.ReadableStream; readonly output: NodeJS.WritableStream },
     options: Options = {}
   ): Effect.Effect<DialogService> =>
-    Effect.map(Effect.makeSemaphore(1), (semaphore) =>
-      withTimeout({
-        kind: "terminal",
-        interactive: true,
-        // One prompt at a time; the time-out runs per prompt, from when it is shown.
-        confirm: (request) => semaphore.withPermits(1)(terminal(io, request))
-      }, options)
-    )
+    Effect.map(Effect.makeSemaphore(1), (semaphore) => ({
+      kind: "terminal",
+      interactive: true,
+      // One prompt at a time; the time-out runs per prompt, from when it is shown.
+      confirm: (request) => semaphore.withPermits(1)(timed(terminal(io, request), options))
+    }))
 
   static readonly layerDeny: Layer.Layer<Dialog> = Layer.succeed(Dialog, Dialog.deny)
 
@@ -335,16 +333,18 @@ const exec = (command: string, request: DialogRequest) =>
     (code) => code === 0
   ).pipe(Effect.withSpan("Dialog.exec"))
 
-const withTimeout = (service: DialogService, options: Options): DialogService => {
-  const duration = options.timeout ?? DEFAULT_TIMEOUT
-  return {
-    ...service,
-    confirm: (request) =>
-      service.confirm(request).pipe(
-        Effect.timeoutTo({ duration, onSuccess: (approved) => approved, onTimeout: () => false })
-      )
-  }
-}
+/** An unanswered question is a denial; the timed-out question is interrupted (its process killed). */
+const timed = (question: Effect.Effect<boolean>, options: Options) =>
+  Effect.timeoutTo(question, {
+    duration: options.timeout ?? DEFAULT_TIMEOUT,
+    onSuccess: (approved) => approved,
+    onTimeout: () => false
+  })
+
+const withTimeout = (service: DialogService, options: Options): DialogService => ({
+  ...service,
+  confirm: (request) => timed(service.confirm(request), options)
+})
 
 // ===== Terminal =====
 

@@ -125,6 +125,23 @@ describe("Dialog terminal", () => {
       assert.include(io.written(), sampleRequest.statement)
     }))
 
+  it.effect("an unanswered prompt times out as a denial, and the next prompt gets its own full time (TestClock)", () =>
+    Effect.gen(function*() {
+      const io = terminalIo()
+      const dialog = yield* Dialog.makeTerminal(io, { timeout: "10 seconds" })
+      const first = yield* Effect.fork(dialog.confirm({ ...sampleRequest, title: "first" }))
+      const second = yield* Effect.fork(dialog.confirm({ ...sampleRequest, title: "second" }))
+      yield* pollUntil("the first prompt", () => (prompts(io.written()) === 1 ? true : undefined))
+      yield* TestClock.adjust("10 seconds")
+      assert.isFalse(yield* Fiber.join(first))
+      assert.include(io.written(), "(question withdrawn)")
+      yield* pollUntil("the second prompt", () => (prompts(io.written()) === 2 ? true : undefined))
+      yield* TestClock.adjust("9 seconds")
+      assert.isTrue(Option.isNone(yield* Fiber.poll(second)))
+      io.input.write("y\n")
+      assert.isTrue(yield* Fiber.join(second))
+    }))
+
   it.live("end of input denies", () =>
     Effect.gen(function*() {
       const io = terminalIo()
