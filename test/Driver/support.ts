@@ -22,7 +22,7 @@ export const failureOf = async <A, E>(runtime: DriverRuntime, effect: Effect.Eff
   return result.left
 }
 
-const post = async (w: WeaviateTestInstance, path: string, body: unknown, headers: Record<string, string> = {}) => {
+const postWith = async (w: WeaviateTestInstance, path: string, body: unknown, headers: Record<string, string> = {}) => {
   const response = await fetch(`${w.url}${path}`, {
     method: "POST",
     headers: { "content-type": "application/json", ...headers },
@@ -35,7 +35,8 @@ const post = async (w: WeaviateTestInstance, path: string, body: unknown, header
 export const uuidOf = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
 
 /** `Article` with both optional indexes on, `Plain` without, and a few rows. */
-export const loadArticles = async (w: WeaviateTestInstance) => {
+export const loadArticles = async (w: WeaviateTestInstance, headers: Record<string, string> = {}) => {
+  const post = (w: WeaviateTestInstance, path: string, body: unknown) => postWith(w, path, body, headers)
   await post(w, "/v1/schema", {
     class: "Article",
     vectorizer: "none",
@@ -64,6 +65,7 @@ export const loadArticles = async (w: WeaviateTestInstance) => {
 
 /** `Big`: `count` rows numbered by `n`. */
 export const loadBig = async (w: WeaviateTestInstance, count: number) => {
+  const post = postWith
   await post(w, "/v1/schema", { class: "Big", vectorizer: "none", properties: [{ name: "n", dataType: ["int"] }] })
   for (let start = 0; start < count; start += 2000) {
     const objects = Array.from({ length: Math.min(2000, count - start) }, (_, i) => ({
