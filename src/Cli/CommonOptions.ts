@@ -1,0 +1,21 @@
+/**
+ * Options shared by every command.
+ *
+ * @since 0.1.0
+ */
+import * as Options from "@effect/cli/Options"
+import * as Layer from "effect/Layer"
+import type * as Option from "effect/Option"
+import { Home } from "../Daemon/Home.ts"
+
+/** `--home DIR`: the support directory (else `WEAVIATE_MCP_HOME`, else the platform default). @category options */
+export const home = Options.directory("home").pipe(
+  Options.withDescription("Support directory (default: WEAVIATE_MCP_HOME or the per-user data directory)"),
+  Options.optional
+)
+
+/** `--json`: machine-readable output. @category options */
+export const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of text"))
+
+/** The Home layer for a command's `--home` value. @category layers */
+export const homeLayer = (dir: Option.Option<string>): Layer.Layer<Home> => Home.layer(dir)

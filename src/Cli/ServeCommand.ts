@@ -1,0 +1,87 @@
+/**
+ * `weaviate-mcp serve`: runs the daemon until SIGINT/SIGTERM.
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Handshake from "../Daemon/Handshake.ts"
+import * as Logging from "../Daemon/Logging.ts"
+import * as Serve from "../Daemon/Serve.ts"
+import * as Settings from "../Daemon/Settings.ts"
+import * as Endpoint from "../Mcp/Endpoint.ts"
+import * as CommonOptions from "./CommonOptions.ts"
+import * as HandshakeToken from "../Daemon/HandshakeToken.ts"
+import { BridgeToken } from "../Mcp/BridgeToken.ts"
+import { UsageError } from "./CliErrors.ts"
+
+const options = {
+  home: CommonOptions.home,
+  port: Options.integer("port").pipe(
+    Options.withDescription(`Port on 127.0.0.1 (default ${Settings.DEFAULT_PORT}, or a free one when taken; 0 = any free port)`),
+    Options.optional
+  ),
+  auth: Options.choice("auth", ["tokens", "off"]).pipe(
+    Options.withDescription("tokens (default): every request needs a token; off: the anonymous loopback principal"),
+    Options.optional
+  ),
+  approvals: Options.choice("approvals", ["auto", "dialog", "terminal", "deny", "exec"]).pipe(
+    Options.withDescription("How writes are confirmed on this machine (default auto: a native dialog, else the terminal, else deny)"),
+    Options.optional
+  ),
+  approvalCommand: Options.text("approval-command").pipe(
+    Options.withDescription("With --approvals exec: a command that gets the request as JSON on stdin; exit 0 approves"),
+    Options.optional
+  ),
+  allowedOrigin: Options.text("allowed-origin").pipe(
+    Options.withDescription("An allowed browser Origin (repeatable; default https://claude.ai and https://app.cursor.com)"),
+    Options.repeated
+  ),
+  rateLimit: Options.integer("rate-limit").pipe(
+    Options.withDescription("Requests per second per principal (default 50, bursts of 100; 0 = off)"),
+    Options.optional
+  ),
+  authLockout: Options.integer("auth-lockout").pipe(
+    Options.withDescription("Failed authentications per minute per client address before lockout (default 10)"),
+    Options.optional
+  ),
+  logLevel: Options.choice("log-level", ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"]).pipe(Options.optional),
+  logFormat: Options.choice("log-format", ["text", "json"]).pipe(Options.optional)
+}
+
+/** @category commands */
+export const serveCommand = Command.make("serve", options, (flags) =>
+  Effect.gen(function*() {
+    const provider = yield* Settings.provider()
+    const configured = yield* Effect.withConfigProvider(Settings.ServeSettings, provider)
+    const settings = Settings.overrideWith(configured, {
+      port: Option.map(flags.port, Option.some),
+      auth: flags.auth,
+      approvals: flags.approvals,
+      approvalCommand: Option.map(flags.approvalCommand, Option.some),
+      allowedOrigins: flags.allowedOrigin.length > 0 ? Option.some(flags.allowedOrigin) : Option.none(),
+      rateLimit: flags.rateLimit,
+      authLockout: flags.authLockout,
+      logLevel: flags.logLevel,
+      logFormat: flags.logFormat
+    })
+    if (settings.approvals === "exec" && Option.isNone(settings.approvalCommand)) {
+      return yield* Effect.fail(new UsageError({ message: "--approvals exec needs --approval-command CMD" }))
+    }
+    const daemon = Serve.layer({
+      port: Option.match(settings.port, { onNone: () => ({ preferred: Settings.DEFAULT_PORT }), onSome: (port) => port }),
+      onListening: (address) => Console.log(`weaviate-mcp listening on ${address.url}/mcp`)
+    }).pipe(
+      Layer.provide(Endpoint.layer),
+      Layer.provide(HandshakeToken.layer),
+      Layer.provide(BridgeToken.layer()),
+      Layer.provide(Handshake.ServerInstance.layer)
+    )
+    return yield* Layer.launch(daemon).pipe(Effect.provide(Logging.layer({ format: settings.logFormat, level: settings.logLevel })))
+  }).pipe(Effect.provide(CommonOptions.homeLayer(flags.home)))).pipe(
+  Command.withDescription("Run the local MCP endpoint on 127.0.0.1 until SIGINT/SIGTERM")
+)

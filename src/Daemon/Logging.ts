@@ -1,0 +1,62 @@
+/**
+ * Structured logging to stderr (Effect Logger): text (logfmt) or JSON lines, a minimum level, and
+ * every line passed through the redactor so no secret reaches a log.
+ *
+ * @since 0.1.0
+ */
+import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Schema from "effect/Schema"
+import * as Redaction from "./Redaction.ts"
+
+/** @category schemas */
+export const LogFormat = Schema.Literal("text", "json")
+export type LogFormat = typeof LogFormat.Type
+
+/** @category schemas */
+export const LogLevelName = Schema.Literal("all", "trace", "debug", "info", "warning", "error", "fatal", "none")
+export type LogLevelName = typeof LogLevelName.Type
+
+const levels: Record<LogLevelName, LogLevel.LogLevel> = {
+  all: LogLevel.All,
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warning: LogLevel.Warning,
+  error: LogLevel.Error,
+  fatal: LogLevel.Fatal,
+  none: LogLevel.None
+}
+
+/** The output stream; tests may capture it. @category models */
+export interface Sink {
+  readonly write: (line: string) => void
+}
+
+const stderrSink: Sink = { write: (line) => process.stderr.write(line + "\n") }
+
+/**
+ * A logger that formats with Effect's logfmt or JSON logger, redacts, and writes one line.
+ *
+ * @category constructors
+ */
+export const makeLogger = (format: LogFormat, sink: Sink = stderrSink, redactor = Redaction.global) => {
+  const base = format === "json" ? Logger.jsonLogger : Logger.logfmtLogger
+  return Logger.make<unknown, void>((options) => {
+    const withoutSpans = { ...options, annotations: options.annotations ?? HashMap.empty() }
+    sink.write(redactor.redact(base.log(withoutSpans)))
+  })
+}
+
+/**
+ * Replaces the default logger and sets the minimum level.
+ *
+ * @category layers
+ */
+export const layer = (options: { readonly format: LogFormat; readonly level: LogLevelName; readonly sink?: Sink }) =>
+  Layer.merge(
+    Logger.replace(Logger.defaultLogger, makeLogger(options.format, options.sink)),
+    Logger.minimumLogLevel(levels[options.level])
+  )

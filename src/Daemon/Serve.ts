@@ -1,0 +1,71 @@
+/**
+ * The daemon: claims the home, starts the HTTP transport on 127.0.0.1, writes the handshake file
+ * and keeps it current, and undoes all of it (in reverse) when its scope closes.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as HttpTransport from "../Mcp/HttpTransport.ts"
+import * as Handshake from "./Handshake.ts"
+
+/**
+ * The token the handshake file hands to the stdio bridge, and its rotations.
+ *
+ * @category services
+ */
+export class HandshakeToken extends Context.Tag("weaviate-mcp/HandshakeToken")<HandshakeToken, {
+  readonly current: Effect.Effect<{ readonly token: string; readonly expiresAt: Date }>
+  readonly changes: Stream.Stream<{ readonly token: string; readonly expiresAt: Date }>
+}>() {}
+
+/** @category models */
+export interface ServeOptions {
+  readonly port: HttpTransport.ListenOptions["port"]
+  readonly limits?: Partial<HttpTransport.Limits>
+  /** Called once listening, e.g. to print the endpoint URL. */
+  readonly onListening?: (address: Context.Tag.Service<HttpTransport.BoundAddress>) => Effect.Effect<void>
+}
+
+/**
+ * Runs the daemon for the life of the scope and returns the bound address.
+ *
+ * @category constructors
+ */
+export const make = Effect.fn("Serve.make")(function*(options: ServeOptions) {
+  yield* Handshake.acquireLock()
+  const address = yield* HttpTransport.make({ port: options.port, ...(options.limits ? { limits: options.limits } : {}) })
+  const instance = yield* Handshake.ServerInstance
+  const tokens = yield* HandshakeToken
+  const writeWith = (token: { readonly token: string; readonly expiresAt: Date }) =>
+    Handshake.write(
+      new Handshake.HandshakeFile({
+        version: 1,
+        port: address.port,
+        pid: process.pid,
+        instanceId: instance.instanceId,
+        protocolVersion: Handshake.PROTOCOL_VERSION,
+        startedAt: instance.startedAt.toISOString(),
+        token: token.token,
+        tokenExpiresAt: token.expiresAt.toISOString()
+      })
+    )
+  yield* writeWith(yield* tokens.current)
+  yield* Effect.addFinalizer(() => Handshake.removeIfOurs(instance.instanceId).pipe(Effect.ignore))
+  yield* tokens.changes.pipe(
+    Stream.runForEach((token) => writeWith(token).pipe(Effect.catchAll((e) => Effect.logError("cannot rewrite the handshake file", e)))),
+    Effect.forkScoped
+  )
+  yield* Effect.logInfo("listening").pipe(Effect.annotateLogs({ url: `${address.url}/mcp`, port: address.port }))
+  if (options.onListening) yield* options.onListening(address)
+  return address
+})
+
+/**
+ * The daemon as a layer providing the bound address.
+ *
+ * @category layers
+ */
+export const layer = (options: ServeOptions) => Layer.scoped(HttpTransport.BoundAddress, make(options))

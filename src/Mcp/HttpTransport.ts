@@ -1,0 +1,362 @@
+/**
+ * The HTTP transport of the local endpoint: a `node:http` server bound to 127.0.0.1 whose requests
+ * are handled by an Effect `HttpHandler`.
+ *
+ * Why not `@effect/platform`'s HttpServer: measured before we started (`shared/perf-notes.md`) it
+ * reaches ≈ 0.13× bare `node:http` throughput, and the target is ≥ 0.6×. Here node parses HTTP, the
+ * body is read straight from the socket with a hard cap, and one fiber per request runs the handler.
+ *
+ * The transport owns the limits that live at the socket: body cap (413 as a real response),
+ * request-header size, concurrent connections, idle time-out, client disconnect (interrupts the
+ * request fiber) and shutdown (every request fiber is tracked in a FiberSet and interrupted, so a
+ * SIGINT never waits for open streams).
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as FiberSet from "effect/FiberSet"
+import * as Layer from "effect/Layer"
+import * as Runtime from "effect/Runtime"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as NodeHttp from "node:http"
+import type * as NodeNet from "node:net"
+
+// ===== Models =====
+
+/**
+ * A request as the handler sees it: headers lower-cased, the body fully read as UTF-8.
+ *
+ * @category models
+ */
+export interface HttpRequest {
+  readonly method: string
+  /** Path without the query string. */
+  readonly path: string
+  readonly url: string
+  readonly headers: Readonly<Record<string, string | undefined>>
+  readonly body: string
+  readonly remoteAddress: string
+  /** Completes when the server begins to shut down: answer what you can, quickly. */
+  readonly shutdown: Effect.Effect<void>
+  /** Completes when the client closed the connection before the response ended. */
+  readonly clientGone: Effect.Effect<void>
+}
+
+/**
+ * A response: a complete body, or a stream of text chunks (SSE).
+ *
+ * @category models
+ */
+export type HttpResponse =
+  | {
+    readonly _tag: "Full"
+    readonly status: number
+    readonly headers: Readonly<Record<string, string>>
+    readonly body: string
+  }
+  | {
+    readonly _tag: "Stream"
+    readonly status: number
+    readonly headers: Readonly<Record<string, string>>
+    readonly body: Stream.Stream<string>
+  }
+
+/** @category constructors */
+export const full = (status: number, body = "", headers: Readonly<Record<string, string>> = {}): HttpResponse => ({
+  _tag: "Full",
+  status,
+  headers,
+  body
+})
+
+/** @category constructors */
+export const json = (status: number, value: unknown, headers: Readonly<Record<string, string>> = {}): HttpResponse => ({
+  _tag: "Full",
+  status,
+  headers: { "content-type": "application/json", ...headers },
+  body: JSON.stringify(value)
+})
+
+/**
+ * What answers requests. The handler must not fail; every failure is already a response.
+ *
+ * @category services
+ */
+export class HttpHandler extends Context.Tag("weaviate-mcp/HttpHandler")<HttpHandler, {
+  readonly handle: (request: HttpRequest) => Effect.Effect<HttpResponse>
+  /** The response to a body above the cap, sent before the body is read (no reset). */
+  readonly tooLarge: (request: Omit<HttpRequest, "body">) => HttpResponse
+}>() {}
+
+/**
+ * Limits enforced at the socket.
+ *
+ * @category models
+ */
+export interface Limits {
+  readonly maxBodyBytes: number
+  readonly maxHeaderBytes: number
+  readonly maxConnections: number
+  readonly idleTimeoutMs: number
+  /** How long shutdown waits for handlers to answer before it cuts connections. */
+  readonly shutdownGraceMs: number
+}
+
+/** The contract's limits. @category constants */
+export const defaultLimits: Limits = {
+  maxBodyBytes: 10 * 1024 * 1024,
+  maxHeaderBytes: 16 * 1024,
+  maxConnections: 64,
+  idleTimeoutMs: 30_000,
+  shutdownGraceMs: 300
+}
+
+/**
+ * Where and how to listen. `port: "default-or-free"` tries the default port and falls back to a
+ * free one when it is taken; a number insists on it (0 = any free port).
+ *
+ * @category models
+ */
+export interface ListenOptions {
+  readonly host?: string
+  readonly port: number | { readonly preferred: number }
+  readonly limits?: Partial<Limits>
+}
+
+/**
+ * The address actually bound.
+ *
+ * @category services
+ */
+export class BoundAddress extends Context.Tag("weaviate-mcp/BoundAddress")<BoundAddress, {
+  readonly host: string
+  readonly port: number
+  readonly url: string
+}>() {}
+
+/**
+ * The port could not be bound.
+ *
+ * @category errors
+ */
+export class ListenError extends Schema.TaggedError<ListenError>()("ListenError", {
+  host: Schema.String,
+  port: Schema.Number,
+  reason: Schema.String
+}) {
+  override get message() {
+    return this.reason === "EADDRINUSE"
+      ? `Port ${this.port} on ${this.host} is already in use (choose another with --port, or --port 0 for any free port)`
+      : `Cannot listen on ${this.host}:${this.port}: ${this.reason}`
+  }
+}
+
+// ===== Internal =====
+
+const listenOn = (server: NodeHttp.Server, host: string, port: number) =>
+  Effect.async<number, ListenError>((resume) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      server.off("listening", onListening)
+      resume(Effect.fail(new ListenError({ host, port, reason: error.code ?? error.message })))
+    }
+    const onListening = () => {
+      server.off("error", onError)
+      resume(Effect.succeed((server.address() as NodeNet.AddressInfo).port))
+    }
+    server.once("error", onError)
+    server.once("listening", onListening)
+    server.listen({ host, port, exclusive: true })
+  })
+
+const lowerHeaders = (incoming: NodeHttp.IncomingHttpHeaders): Record<string, string | undefined> => {
+  const out: Record<string, string | undefined> = {}
+  for (const key in incoming) {
+    const value = incoming[key]
+    out[key] = Array.isArray(value) ? value.join(", ") : value
+  }
+  return out
+}
+
+/** Reads the body up to `max` bytes; `undefined` when the cap was exceeded. */
+const readBody = (req: NodeHttp.IncomingMessage, max: number) =>
+  Effect.async<string | undefined, Error>((resume) => {
+    const chunks: Array<Buffer> = []
+    let size = 0
+    let done = false
+    const finish = (result: Effect.Effect<string | undefined, Error>) => {
+      if (done) return
+      done = true
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("error", onError)
+      resume(result)
+    }
+    const onData = (chunk: Buffer) => {
+      size += chunk.length
+      if (size > max) {
+        // Keep draining so that the 413 can still be delivered on this connection.
+        req.resume()
+        finish(Effect.succeed(undefined))
+        return
+      }
+      chunks.push(chunk)
+    }
+    const onEnd = () => finish(Effect.succeed(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")))
+    const onError = (error: Error) => finish(Effect.fail(error))
+    req.on("data", onData)
+    req.on("end", onEnd)
+    req.on("error", onError)
+    return Effect.sync(() => {
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("error", onError)
+    })
+  })
+
+const writeResponse = (res: NodeHttp.ServerResponse, response: HttpResponse, closeConnection: boolean) =>
+  Effect.suspend(() => {
+    if (res.headersSent || res.writableEnded || res.destroyed) return Effect.void
+    if (closeConnection) res.setHeader("connection", "close")
+    if (response._tag === "Full") {
+      res.writeHead(response.status, { ...response.headers, "content-length": Buffer.byteLength(response.body) })
+      res.end(response.body)
+      return Effect.void
+    }
+    res.writeHead(response.status, response.headers)
+    res.flushHeaders()
+    return response.body.pipe(
+      Stream.runForEach((chunk) =>
+        res.write(chunk)
+          ? Effect.void
+          : Effect.async<void>((resume) => {
+            const go = () => {
+              res.off("drain", go)
+              res.off("close", go)
+              resume(Effect.void)
+            }
+            res.once("drain", go)
+            res.once("close", go)
+          })
+      ),
+      Effect.ensuring(Effect.sync(() => {
+        if (!res.writableEnded) res.end()
+      }))
+    )
+  })
+
+// ===== Constructors =====
+
+/**
+ * Starts the server and keeps it for the life of the scope. On scope close: handlers are told to
+ * shut down, given `shutdownGraceMs` to answer, then every request fiber is interrupted and every
+ * connection destroyed.
+ *
+ * @category constructors
+ */
+export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOptions) {
+  const handler = yield* HttpHandler
+  const limits: Limits = { ...defaultLimits, ...options.limits }
+  const host = options.host ?? "127.0.0.1"
+  const runtime = yield* Effect.runtime<never>()
+  const runFork = Runtime.runFork(runtime)
+  const fibers = yield* FiberSet.make<void, never>()
+  const shutdownSignal = yield* Deferred.make<void>()
+  const sockets = new Set<NodeNet.Socket>()
+
+  const server = NodeHttp.createServer({
+    maxHeaderSize: limits.maxHeaderBytes,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    headersTimeout: limits.idleTimeoutMs,
+    requestTimeout: limits.idleTimeoutMs * 2,
+    noDelay: true
+  })
+  server.maxConnections = limits.maxConnections
+  server.on("connection", (socket: NodeNet.Socket) => {
+    sockets.add(socket)
+    socket.once("close", () => sockets.delete(socket))
+  })
+
+  const onRequest = (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse) => {
+    const gone = Deferred.unsafeMake<void>(FiberId.none)
+    res.once("close", () => {
+      if (!res.writableEnded) Deferred.unsafeDone(gone, Exit.void)
+    })
+    const url = req.url ?? "/"
+    const queryAt = url.indexOf("?")
+    const base = {
+      method: req.method ?? "GET",
+      url,
+      path: queryAt === -1 ? url : url.slice(0, queryAt),
+      headers: lowerHeaders(req.headers),
+      remoteAddress: req.socket.remoteAddress ?? "",
+      shutdown: Deferred.await(shutdownSignal),
+      clientGone: Deferred.await(gone)
+    }
+    const declared = Number(req.headers["content-length"] ?? "0")
+    const program: Effect.Effect<void> = Effect.gen(function*() {
+      if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
+        // Answer before reading, and close: the client may still be sending.
+        return yield* writeResponse(res, handler.tooLarge(base), true)
+      }
+      const body = yield* readBody(req, limits.maxBodyBytes)
+      if (body === undefined) return yield* writeResponse(res, handler.tooLarge(base), true)
+      const response = yield* handler.handle({ ...base, body })
+      yield* writeResponse(res, response, false)
+    }).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.logWarning("request failed in the transport", cause).pipe(
+          Effect.zipRight(Effect.sync(() => {
+            if (!res.headersSent) {
+              res.writeHead(500, { "content-type": "application/json", connection: "close" })
+              res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error" } }))
+            } else if (!res.writableEnded) res.destroy()
+          }))
+        )
+      )
+    )
+    const fiber = runFork(program)
+    FiberSet.unsafeAdd(fibers, fiber)
+    // A client that goes away interrupts its request (and, through it, any database call).
+    res.once("close", () => {
+      if (!res.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
+    })
+  }
+  server.on("request", onRequest)
+
+  const port = yield* (typeof options.port === "number"
+    ? listenOn(server, host, options.port)
+    : listenOn(server, host, options.port.preferred).pipe(
+      Effect.catchIf((e) => e.reason === "EADDRINUSE", () => listenOn(server, host, 0))
+    ))
+
+  yield* Effect.addFinalizer(() =>
+    Effect.gen(function*() {
+      server.off("request", onRequest)
+      server.close()
+      server.closeIdleConnections()
+      yield* Deferred.succeed(shutdownSignal, undefined)
+      // Give handlers a moment to answer (they race their work against `shutdown`), then cut.
+      yield* Effect.forEach(fibers, (fiber) => Fiber.await(fiber), { concurrency: "unbounded", discard: true }).pipe(
+        Effect.timeoutOption(limits.shutdownGraceMs)
+      )
+      yield* FiberSet.clear(fibers)
+      for (const socket of sockets) socket.destroy()
+    })
+  )
+
+  return BoundAddress.of({ host, port, url: `http://${host}:${port}` })
+})
+
+/**
+ * The transport as a layer providing the bound address.
+ *
+ * @category layers
+ */
+export const layer = (options: ListenOptions): Layer.Layer<BoundAddress, ListenError, HttpHandler> =>
+  Layer.scoped(BoundAddress, make(options))
