@@ -14,7 +14,7 @@ import { realPause, sampleRequest } from "./support.js"
 const missing = ["Xvfb", "zenity", "xdotool"].filter((program) => !currentEnvironment().hasCommand(program))
 const available = process.platform === "linux" && missing.length === 0
 const skipReason = available ? "" : ` (skipped: not installed here: ${missing.join(", ") || "not Linux"})`
-if (!available) console.warn(`ZenityDialog.test: skipped${skipReason}`)
+if (!available) console.warn(`ZenityDialog.test${skipReason}`)
 
 /**
  * Starts Xvfb on a free display; yields ":N" once the server accepts connections. `-noreset`: by
