@@ -110,7 +110,13 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
   let apiKeyEnabled = options.apiKeys !== undefined
   let apiKeys: ReadonlyArray<string> = options.apiKeys ?? []
   const anonymousAccess = options.anonymousAccess ?? options.apiKeys === undefined
-  const limits = { ...DEFAULT_LIMITS, maxResults: options.maxResults ?? DEFAULT_LIMITS.maxResults }
+  const maxResults = options.maxResults ?? DEFAULT_LIMITS.maxResults
+  // a deployment with a small QUERY_MAXIMUM_RESULTS sets its default limits no higher
+  const limits = {
+    maxResults,
+    defaultLimit: Math.min(DEFAULT_LIMITS.defaultLimit, maxResults),
+    defaultGraphqlLimit: Math.min(DEFAULT_LIMITS.defaultGraphqlLimit, maxResults)
+  }
   const tls = options.tls === true ? generateTls() : undefined
   const scheme = tls === undefined ? "http" : "https"
   let port = 0
