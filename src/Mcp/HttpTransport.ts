@@ -342,7 +342,9 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
       server.closeIdleConnections()
       yield* Deferred.succeed(shutdownSignal, undefined)
       // Give handlers a moment to answer (they race their work against `shutdown`), then cut.
+      // Finalizers run uninterruptibly: the wait itself must be interruptible for its time-out to work.
       yield* Effect.forEach(fibers, (fiber) => Fiber.await(fiber), { concurrency: "unbounded", discard: true }).pipe(
+        Effect.interruptible,
         Effect.timeoutOption(limits.shutdownGraceMs)
       )
       yield* FiberSet.clear(fibers)
