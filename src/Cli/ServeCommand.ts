@@ -9,14 +9,10 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Handshake from "../Daemon/Handshake.ts"
+import * as Daemon from "../Daemon/Daemon.ts"
 import * as Logging from "../Daemon/Logging.ts"
-import * as Serve from "../Daemon/Serve.ts"
 import * as Settings from "../Daemon/Settings.ts"
-import * as Endpoint from "../Mcp/Endpoint.ts"
 import * as CommonOptions from "./CommonOptions.ts"
-import * as HandshakeToken from "../Daemon/HandshakeToken.ts"
-import { BridgeToken } from "../Mcp/BridgeToken.ts"
 import { UsageError } from "./CliErrors.ts"
 
 const options = {
@@ -72,15 +68,11 @@ export const serveCommand = Command.make("serve", options, (flags) =>
     if (settings.approvals === "exec" && Option.isNone(settings.approvalCommand)) {
       return yield* Effect.fail(new UsageError({ message: "--approvals exec needs --approval-command CMD" }))
     }
-    const daemon = Serve.layer({
+    const daemon = Daemon.layer({
+      settings,
       port: Option.match(settings.port, { onNone: () => ({ preferred: Settings.DEFAULT_PORT }), onSome: (port) => port }),
       onListening: (address) => Console.log(`weaviate-mcp listening on ${address.url}/mcp`)
-    }).pipe(
-      Layer.provide(Endpoint.layer),
-      Layer.provide(HandshakeToken.layer),
-      Layer.provide(BridgeToken.layer()),
-      Layer.provide(Handshake.ServerInstance.layer)
-    )
+    })
     return yield* Layer.launch(daemon).pipe(Effect.provide(Logging.layer({ format: settings.logFormat, level: settings.logLevel })))
   }).pipe(Effect.provide(CommonOptions.homeLayer(flags.home)))).pipe(
   Command.withDescription("Run the local MCP endpoint on 127.0.0.1 until SIGINT/SIGTERM")
