@@ -106,6 +106,9 @@ const lockOwner = (path: string) =>
     Effect.orElseSucceed(() => undefined)
   )
 
+/** Homes claimed by daemons of this process: the pid alone cannot tell two in-process daemons apart. */
+const claimedHere = new Set<string>()
+
 /**
  * Claims the home for this process for the life of the scope. Refuses while another live daemon
  * holds it; takes over a lock or handshake left by a dead one.
@@ -116,12 +119,17 @@ export const acquireLock = Effect.fn("Handshake.acquireLock")(function*() {
   const home = yield* Home
   const lockPath = NodePath.join(home.dir, LOCK_FILE)
   const existing = yield* read()
+  if (claimedHere.has(lockPath)) {
+    return yield* new AlreadyRunning({ home: home.dir, pid: process.pid, ...(existing._tag === "Some" ? { port: existing.value.port } : {}) })
+  }
   if (existing._tag === "Some" && existing.value.pid !== process.pid && isPidAlive(existing.value.pid)) {
     return yield* new AlreadyRunning({ home: home.dir, pid: existing.value.pid, port: existing.value.port })
   }
   for (let attempt = 0; attempt < 3; attempt++) {
     if (yield* tryCreateLock(lockPath)) {
-      yield* Effect.addFinalizer(() => SecretFile.remove(lockPath).pipe(Effect.ignore))
+      claimedHere.add(lockPath)
+      yield* Effect.addFinalizer(() =>
+        SecretFile.remove(lockPath).pipe(Effect.ignore, Effect.ensuring(Effect.sync(() => claimedHere.delete(lockPath)))))
       if (existing._tag === "Some") {
         yield* Effect.logInfo("taking over a stale handshake file").pipe(Effect.annotateLogs({ stalePid: existing.value.pid }))
       }
