@@ -1,9 +1,15 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources through tsx, so the package works without a build step.
-import { register } from "tsx/esm/api"
+// Runs the bundle built by `npm run build` (also run by `npm install`), else the TypeScript
+// sources through tsx.
+import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
-register()
-const main = fileURLToPath(new URL("../src/Main.ts", import.meta.url))
-process.argv[1] = main
-await import(main)
+const bundle = new URL("../dist/weaviate-mcp.mjs", import.meta.url)
+if (existsSync(fileURLToPath(bundle))) {
+  await import(bundle.href)
+} else {
+  const { register } = await import("tsx/esm/api")
+  register()
+  const { runCli } = await import(new URL("../src/Main.ts", import.meta.url).href)
+  runCli()
+}

@@ -60,17 +60,27 @@ export const main = (argv: ReadonlyArray<string>) =>
     Effect.provide(NodeContext.layer)
   )
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith("/src/Main.ts")) {
+/**
+ * Runs the command line on `process.argv` and sets the exit code. The process entry point.
+ *
+ * @category running
+ */
+export const runCli = (): void =>
   main(process.argv).pipe(
-    Effect.flatMap((code) => Effect.sync(() => {
-      process.exitCode = code
-    })),
-    Effect.catchAllCause((cause) => Effect.sync(() => {
-      if (!Cause.isInterruptedOnly(cause)) {
-        process.stderr.write(`internal error: ${Redaction.global.redact(Cause.pretty(cause).split("\n")[0] ?? "")}\n`)
-        process.exitCode = 1
-      }
-    })),
+    Effect.flatMap((code) =>
+      Effect.sync(() => {
+        process.exitCode = code
+      })
+    ),
+    Effect.catchAllCause((cause) =>
+      Effect.sync(() => {
+        if (!Cause.isInterruptedOnly(cause)) {
+          process.stderr.write(`internal error: ${Redaction.global.redact(Cause.pretty(cause).split("\n")[0] ?? "")}\n`)
+          process.exitCode = 1
+        }
+      })
+    ),
     NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
   )
-}
+
+if (process.argv[1]?.endsWith("/src/Main.ts")) runCli()

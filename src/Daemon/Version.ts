@@ -1,11 +1,9 @@
 /**
- * The package's name and version, read from package.json once.
+ * The package's name and version (inlined from package.json when bundled).
  *
  * @since 0.1.0
  */
-import { createRequire } from "node:module"
-
-const pkg = createRequire(import.meta.url)("../../package.json") as { readonly name: string; readonly version: string }
+import pkg from "../../package.json" with { type: "json" }
 
 /** @category constants */
 export const NAME: string = pkg.name
