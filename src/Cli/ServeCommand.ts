@@ -49,6 +49,35 @@ const options = {
   logFormat: Options.choice("log-format", ["text", "json"]).pipe(Options.optional)
 }
 
+/**
+ * What the first run prints, once: the `default` token and a client configuration to paste. Printed
+ * on stdout, never logged.
+ *
+ * @category formatting
+ */
+export const firstRunMessage = (created: Daemon.DefaultToken): string =>
+  [
+    "",
+    `First run: created the access token "${created.name}" (readWrite). It is shown only this once;`,
+    "`weaviate-mcp tokens create` makes more, `weaviate-mcp tokens revoke ID` revokes one.",
+    "",
+    "Client configuration (paste into your MCP client):",
+    JSON.stringify(
+      {
+        mcpServers: {
+          weaviate: {
+            type: "http",
+            url: created.url,
+            headers: { Authorization: `Bearer ${created.token}` }
+          }
+        }
+      },
+      null,
+      2
+    ),
+    ""
+  ].join("\n")
+
 /** @category commands */
 export const serveCommand = Command.make("serve", options, (flags) =>
   Effect.gen(function*() {
@@ -71,7 +100,8 @@ export const serveCommand = Command.make("serve", options, (flags) =>
     const daemon = Daemon.layer({
       settings,
       port: Option.match(settings.port, { onNone: () => ({ preferred: Settings.DEFAULT_PORT }), onSome: (port) => port }),
-      onListening: (address) => Console.log(`weaviate-mcp listening on ${address.url}/mcp`)
+      onListening: (address) => Console.log(`weaviate-mcp listening on ${address.url}/mcp`),
+      onDefaultToken: (created) => Console.log(firstRunMessage(created))
     })
     return yield* Layer.launch(daemon).pipe(Effect.provide(Logging.layer({ format: settings.logFormat, level: settings.logLevel })))
   }).pipe(Effect.provide(CommonOptions.homeLayer(flags.home)))).pipe(

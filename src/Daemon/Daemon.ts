@@ -1,29 +1,37 @@
 /**
  * The whole daemon as one layer: what `serve` runs, what tests start on a free port, and what a
- * host program embeds. Every part is its own layer; this only composes them.
+ * host program embeds. Every part is its own layer; this only composes them:
+ *
+ * - the transport and handshake file (`Serve`), answering through the MCP `Endpoint`;
+ * - authentication: `Authenticator.layerTokens` (token store + bridge token) or, with `auth: "off"`,
+ *   the anonymous loopback principal; both rate limited by `RateLimiter`;
+ * - `InFlight` (cancellation, deadline) and `LegacySessions`;
+ * - revocation: a revoked token's in-flight requests are cancelled and its legacy sessions ended;
+ * - the catalogue (tools, resources, prompts, completions) behind the `Catalogue` seam;
+ * - first run: with authentication on and an empty token store, a `default` readWrite token is
+ *   created once listening and handed to `onDefaultToken` (never logged).
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { InFlight } from "../Cancellation/InFlight.ts"
+import { Authenticator } from "../Mcp/Authenticator.ts"
 import { BridgeToken } from "../Mcp/BridgeToken.ts"
+import * as Catalogue from "../Mcp/Catalogue.ts"
 import * as Endpoint from "../Mcp/Endpoint.ts"
 import type * as HttpTransport from "../Mcp/HttpTransport.ts"
+import { LegacySessions } from "../Mcp/LegacySessions.ts"
+import { RateLimiter } from "../Mcp/RateLimiter.ts"
+import { ensureDefaultToken, onRevocation, TokenStore } from "../Mcp/TokenStore.ts"
 import * as Handshake from "./Handshake.ts"
 import * as HandshakeToken from "./HandshakeToken.ts"
 import type { Home } from "./Home.ts"
+import * as Redaction from "./Redaction.ts"
 import * as Serve from "./Serve.ts"
 import type { ServeSettings } from "./Settings.ts"
-
-/** @category models */
-export interface DaemonOptions {
-  readonly settings: ServeSettings
-  /** Where to listen; default: the configured port, else the default port or a free one. */
-  readonly port: HttpTransport.ListenOptions["port"]
-  readonly limits?: Partial<HttpTransport.Limits>
-  readonly onListening?: (address: Context.Tag.Service<HttpTransport.BoundAddress>) => Effect.Effect<void>
-}
 
 /**
  * The daemon's settings, for layers that need them.
@@ -32,20 +40,97 @@ export interface DaemonOptions {
  */
 export class DaemonSettings extends Context.Tag("weaviate-mcp/DaemonSettings")<DaemonSettings, ServeSettings>() {}
 
+/** The services a catalogue provides. @category models */
+export type CatalogueServices = Catalogue.Tools | Catalogue.Resources | Catalogue.Prompts | Catalogue.Completions
+
+/** What the daemon offers the catalogue layers it composes. @category models */
+export type CatalogueEnvironment = Home | DaemonSettings | InFlight | TokenStore
+
+/**
+ * The catalogue `serve` serves. The catalogue layers replace `Catalogue.empty` here.
+ *
+ * @category layers
+ */
+export const defaultCatalogue: Layer.Layer<CatalogueServices, unknown, CatalogueEnvironment> = Catalogue.empty
+
+/** The first-run token, shown once. @category models */
+export interface DefaultToken {
+  readonly name: string
+  readonly token: string
+  /** The endpoint URL (`http://127.0.0.1:<port>/mcp`). */
+  readonly url: string
+}
+
+/** @category models */
+export interface DaemonOptions {
+  readonly settings: ServeSettings
+  /** Where to listen; default: the configured port, else the default port or a free one. */
+  readonly port: HttpTransport.ListenOptions["port"]
+  readonly limits?: Partial<HttpTransport.Limits>
+  readonly onListening?: (address: Context.Tag.Service<HttpTransport.BoundAddress>) => Effect.Effect<void>
+  /**
+   * First run (authentication on, empty token store): called once listening with the `default` token
+   * just created. The only place the token is ever shown; it is registered for redaction, so no log
+   * line can carry it.
+   */
+  readonly onDefaultToken?: (created: DefaultToken) => Effect.Effect<void>
+  /** The catalogue; default `defaultCatalogue`. Tests and embedding programs bring their own. */
+  readonly catalogue?: Layer.Layer<CatalogueServices, unknown, CatalogueEnvironment>
+}
+
 /**
  * The running daemon: provides the bound address; needs the home.
  *
  * @category layers
  */
-export const layer = (options: DaemonOptions): Layer.Layer<HttpTransport.BoundAddress | Handshake.ServerInstance, unknown, Home> =>
-  Serve.layer({
-    port: options.port,
-    ...(options.limits ? { limits: options.limits } : {}),
-    ...(options.onListening ? { onListening: options.onListening } : {})
-  }).pipe(
-    Layer.provide(Endpoint.layer),
+export const layer = (options: DaemonOptions): Layer.Layer<HttpTransport.BoundAddress | Handshake.ServerInstance, unknown, Home> => {
+  const { settings } = options
+  const shared = Layer.mergeAll(
+    TokenStore.layer(),
+    BridgeToken.layer(),
+    InFlight.layer,
+    LegacySessions.layer,
+    Layer.succeed(DaemonSettings, settings)
+  )
+  const authenticator = (settings.auth === "tokens" ? Authenticator.layerTokens : Authenticator.layerAnonymous).pipe(
+    Layer.provide(RateLimiter.layer({ requestsPerSecond: settings.rateLimit, authFailuresPerMinute: settings.authLockout }))
+  )
+  const endpoint = Endpoint.layer({ allowedOrigins: settings.allowedOrigins }).pipe(
+    Layer.provide(Layer.mergeAll(authenticator, options.catalogue ?? defaultCatalogue))
+  )
+  const revocation = Layer.unwrapEffect(Effect.gen(function*() {
+    const inFlight = yield* InFlight
+    const sessions = yield* LegacySessions
+    return onRevocation((tokenId) =>
+      Effect.asVoid(Effect.all([inFlight.cancelPrincipal(tokenId), sessions.endPrincipal(tokenId)], { concurrency: 2 }))
+    )
+  }))
+  const serve = Layer.unwrapEffect(Effect.gen(function*() {
+    const store = yield* TokenStore
+    const firstRun = (address: Context.Tag.Service<HttpTransport.BoundAddress>) =>
+      settings.auth !== "tokens" || options.onDefaultToken === undefined
+        ? Effect.void
+        : ensureDefaultToken.pipe(
+          Effect.provideService(TokenStore, store),
+          Effect.flatMap(Option.match({
+            onNone: () => Effect.void,
+            onSome: (created) => {
+              Redaction.global.register(created.token)
+              return options.onDefaultToken!({ name: created.info.name, token: created.token, url: `${address.url}/mcp` })
+            }
+          })),
+          Effect.catchAll((error) => Effect.logError("cannot create the default token", error))
+        )
+    return Serve.layer({
+      port: options.port,
+      ...(options.limits ? { limits: options.limits } : {}),
+      onListening: (address) => Effect.zipRight(options.onListening ? options.onListening(address) : Effect.void, firstRun(address))
+    })
+  }))
+  return Layer.mergeAll(serve, revocation).pipe(
+    Layer.provide(endpoint),
     Layer.provide(HandshakeToken.layer),
-    Layer.provide(BridgeToken.layer()),
-    Layer.provide(Layer.succeed(DaemonSettings, options.settings)),
+    Layer.provide(shared),
     Layer.provideMerge(Handshake.ServerInstance.layer)
   )
+}

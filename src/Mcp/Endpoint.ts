@@ -1,57 +1,560 @@
 /**
- * The MCP endpoint as an `HttpHandler`. This first version proves the wiring with `server/discover`;
- * the protocol core replaces it.
+ * The MCP endpoint as an `HttpHandler`: the protocol core of `local-mcp-endpoint.md`.
+ *
+ * A request goes through, in order:
+ * 1. transport rules: `/mcp` only (else 404); `Host` names a loopback host and the port the
+ *    connection arrived on (else 403 `forbidden_host`); a present `Origin` is allowed (else 403
+ *    `forbidden_origin`); `OPTIONS` → 204 preflight; anything but `POST` → 405 `Allow: POST, OPTIONS`;
+ * 2. the envelope: JSON (`-32700`), one JSON-RPC request or notification (`-32600`: batches, responses,
+ *    bad members); notifications are answered 202 (only `notifications/cancelled` acts);
+ * 3. authentication (`Authenticator`, which also takes the request from the principal's rate bucket);
+ * 4. the era (decision 6): modern requests have their `_meta` (`-32602`, `-32022`) and headers
+ *    (`-32020`) validated; legacy requests other than `initialize` need their session (`-33001`);
+ * 5. the method (`-32601`, HTTP 404, also for the other era's methods) and its scopes (`-33007`);
+ * 6. the handler, with `RequestContext` and `CurrentPrincipal` provided; calls that may suspend run
+ *    registered in `InFlight` (cancellation, 330 s deadline, duplicate ids) and answer 503 `-33000`
+ *    if the daemon shuts down first. A request with `_meta.progressToken` is answered as an event
+ *    stream, progress first and the response last.
+ *
+ * Error bodies echo the request id (`null` only when it cannot be read, decision 5) and carry the
+ * error's HTTP status and headers (`WWW-Authenticate`, `Retry-After`).
+ *
+ * Forbidden host and origin are answered `-33007` ("external access") with `data.code` naming the
+ * rule. The Host check takes the bound port from the connection (`localPort`), so the handler needs
+ * no reference to the transport that is built after it.
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import { ServerInstance } from "../Daemon/Handshake.ts"
-import { NAME, VERSION } from "../Daemon/Version.ts"
+import * as Redaction from "../Daemon/Redaction.ts"
+import { InFlight } from "../Cancellation/InFlight.ts"
+import * as JsonRpc from "../Schema/JsonRpc.ts"
+import {
+  InternalError,
+  InvalidParams,
+  InvalidRequest,
+  isMcpError,
+  type McpError,
+  MethodNotFound,
+  ParseError,
+  PayloadTooLarge,
+  ServiceUnavailable,
+  toJsonRpcError
+} from "../Schema/McpErrors.ts"
+import * as McpWire from "../Schema/McpWire.ts"
+import { Authenticator } from "./Authenticator.ts"
+import * as CacheHints from "./CacheHints.ts"
+import * as Catalogue from "./Catalogue.ts"
+import * as Discovery from "./Discovery.ts"
+import * as Dispatcher from "./Dispatcher.ts"
+import * as Eras from "./Eras.ts"
+import * as HeaderValidation from "./HeaderValidation.ts"
 import * as HttpTransport from "./HttpTransport.ts"
+import { LegacySessions } from "./LegacySessions.ts"
+import { Pagination } from "./Pagination.ts"
+import { CurrentPrincipal, type Principal } from "./Principal.ts"
+import * as Sse from "./Sse.ts"
+import * as Subscriptions from "./Subscriptions.ts"
 
-const SUPPORTED_VERSIONS = ["2026-07-28", "2025-11-25", "2025-06-18"] as const
+/** @category models */
+export interface Options {
+  /** Browser origins allowed to call (CORS); every other present `Origin` gets 403. */
+  readonly allowedOrigins: ReadonlyArray<string>
+}
 
-/** @category layers */
-export const layer = Layer.effect(
-  HttpTransport.HttpHandler,
-  Effect.gen(function*() {
-    const instance = yield* ServerInstance
-    return HttpTransport.HttpHandler.of({
-      tooLarge: () =>
-        HttpTransport.json(413, { jsonrpc: "2.0", id: null, error: { code: -33005, message: "Payload too large: the body cap is 10 MB" } }),
-      handle: (request) =>
-        Effect.sync(() => {
-          if (request.path !== "/mcp") return HttpTransport.full(404)
-          if (request.method !== "POST") return HttpTransport.full(405, "", { allow: "POST, OPTIONS" })
-          let message: { id?: unknown; method?: unknown }
-          try {
-            message = JSON.parse(request.body)
-          } catch {
-            return HttpTransport.json(400, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } })
-          }
-          const id = message.id ?? null
-          if (message.method !== "server/discover") {
-            return HttpTransport.json(404, { jsonrpc: "2.0", id, error: { code: -32601, message: "Method not found" } })
-          }
-          return HttpTransport.json(200, {
-            jsonrpc: "2.0",
-            id,
-            result: {
-              resultType: "complete",
-              supportedVersions: SUPPORTED_VERSIONS,
-              capabilities: {
-                tools: { listChanged: false },
-                resources: { subscribe: true, listChanged: true },
-                prompts: { listChanged: false },
-                completions: {},
-                extensions: {}
-              },
-              serverInfo: { name: NAME, version: VERSION, title: "Weaviate MCP", instanceId: instance.instanceId },
-              _meta: { "io.modelcontextprotocol/serverInfo": { name: NAME, version: VERSION } }
-            }
-          })
-        })
-    })
+/** The session header of the legacy era. @category constants */
+export const SESSION_HEADER = "mcp-session-id"
+
+// ===== Transport rules =====
+
+const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(["localhost", "127.0.0.1", "[::1]"])
+
+/**
+ * Whether a `Host` header names a loopback host and the bound port (no port means 80).
+ *
+ * @category predicates
+ */
+export const isAllowedHost = (host: string | undefined, port: number): boolean => {
+  if (host === undefined) return false
+  const value = host.trim().toLowerCase()
+  const bracket = value.lastIndexOf("]")
+  const colon = value.lastIndexOf(":")
+  const hasPort = colon > bracket
+  const name = hasPort ? value.slice(0, colon) : value
+  const portText = hasPort ? value.slice(colon + 1) : "80"
+  return LOOPBACK_HOSTS.has(name) && /^[0-9]{1,5}$/.test(portText) && Number(portText) === port
+}
+
+/** Request headers a browser client may send (Mcp-Param-* names are echoed from the preflight). */
+const ALLOWED_HEADERS = "authorization, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id"
+const EXPOSED_HEADERS = "mcp-session-id, www-authenticate, retry-after"
+
+const notFound = HttpTransport.full(404, "Not found: the MCP endpoint is POST /mcp", { "content-type": "text/plain" })
+const methodNotAllowed = HttpTransport.full(405, "Method not allowed", { allow: "POST, OPTIONS", "content-type": "text/plain" })
+const accepted = HttpTransport.full(202)
+
+// ===== Bodies =====
+
+const errorBody = (id: JsonRpc.RequestId | null, error: McpError) => ({
+  jsonrpc: "2.0" as const,
+  id,
+  error: toJsonRpcError(error)
+})
+
+const errorResponse = (id: JsonRpc.RequestId | null, error: McpError, headers?: Readonly<Record<string, string>>): HttpTransport.HttpResponse =>
+  HttpTransport.json(error.httpStatus, errorBody(id, error), headers === undefined ? error.headers ?? {} : { ...error.headers, ...headers })
+
+const successResponse = (id: JsonRpc.RequestId, result: unknown, headers?: Readonly<Record<string, string>>): HttpTransport.HttpResponse =>
+  HttpTransport.json(200, { jsonrpc: "2.0", id, result }, headers)
+
+/** The id of a body we did not decode (the transport-level refusals). */
+const idOfBody = (body: string): JsonRpc.RequestId | null => {
+  if (body.length === 0) return null
+  try {
+    return JsonRpc.readableId(JSON.parse(body))
+  } catch {
+    return null
+  }
+}
+
+const forbidden = (code: "forbidden_host" | "forbidden_origin", id: JsonRpc.RequestId | null): HttpTransport.HttpResponse =>
+  HttpTransport.json(403, {
+    jsonrpc: "2.0",
+    id,
+    error: {
+      code: -33007,
+      message: code === "forbidden_host"
+        ? "Forbidden: the Host header must name localhost, 127.0.0.1 or [::1] with the server's port"
+        : "Forbidden: this Origin is not allowed",
+      data: { code }
+    }
   })
-)
+
+/** Messages that leave the process are redacted: a catalogue error may quote a driver message. */
+const redacted = (error: McpError): McpError => {
+  const message = Redaction.global.redact(error.message)
+  if (message === error.message) return error
+  const Constructor = error.constructor as new(fields: { message: string; data?: unknown; headers?: Record<string, string> }) => McpError
+  return new Constructor({
+    message,
+    ...(error.data === undefined ? {} : { data: error.data }),
+    ...(error.headers === undefined ? {} : { headers: error.headers })
+  })
+}
+
+const internal = () => new InternalError({ message: "Internal error" })
+
+const isObject = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** The W3C trace context of `_meta`, passed through unchanged; `undefined` when absent. */
+const traceOf = (meta: Readonly<Record<string, unknown>> | undefined): Readonly<Record<string, unknown>> | undefined => {
+  if (meta === undefined) return undefined
+  let trace: Record<string, unknown> | undefined
+  for (const key of McpWire.TRACE_KEYS) {
+    if (key in meta) (trace ??= {})[key] = meta[key]
+  }
+  return trace
+}
+
+const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
+
+/** Handler spans join the client's trace when it sent a valid `traceparent`. */
+const withTraceParent = (trace: Readonly<Record<string, unknown>> | undefined) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const match = typeof trace?.traceparent === "string" ? TRACEPARENT.exec(trace.traceparent) : null
+  if (match === null) return effect
+  return Effect.withParentSpan(effect, Tracer.externalSpan({
+    traceId: match[1]!,
+    spanId: match[2]!,
+    sampled: (Number.parseInt(match[3]!, 16) & 1) === 1
+  }))
+}
+
+const decodeProgressToken = Schema.decodeUnknownOption(McpWire.ProgressToken)
+const decodeCancelled = Schema.decodeUnknownOption(McpWire.CancelledParams)
+const decodeInitialize = Schema.decodeUnknownEither(McpWire.InitializeParams)
+const decodeSetLevel = Schema.decodeUnknownEither(McpWire.SetLevelParams)
+const decodeListen = Schema.decodeUnknownEither(McpWire.ListenParams)
+
+/** What the handler of one request knows after the era checks. */
+interface Scope {
+  readonly request: HttpTransport.HttpRequest
+  readonly id: JsonRpc.RequestId
+  readonly method: string
+  readonly params: Readonly<Record<string, unknown>>
+  readonly meta: Readonly<Record<string, unknown>> | undefined
+  readonly principal: Principal
+  readonly era: Catalogue.Era
+  readonly protocolVersion: string
+  readonly clientCapabilities: Readonly<Record<string, unknown>>
+  readonly clientInfo: Option.Option<Catalogue.ClientInfo>
+}
+
+// ===== Constructor =====
+
+/**
+ * @category constructors
+ */
+export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
+  const instance = yield* ServerInstance
+  const authenticator = yield* Authenticator
+  const inFlight = yield* InFlight
+  const sessions = yield* LegacySessions
+  const pagination = yield* Pagination
+  const resources = yield* Catalogue.Resources
+  const dispatcher = Dispatcher.make({
+    tools: yield* Catalogue.Tools,
+    resources,
+    prompts: yield* Catalogue.Prompts,
+    completions: yield* Catalogue.Completions,
+    pagination
+  })
+  const allowedOrigins: ReadonlySet<string> = new Set(options.allowedOrigins)
+  const shortMeta = { [McpWire.META_SERVER_INFO]: Discovery.serverInfo }
+  const discoverResult = {
+    ...Discovery.discoverPayload(instance.instanceId),
+    resultType: "complete",
+    ...CacheHints.table["server/discover"],
+    _meta: { [McpWire.META_SERVER_INFO]: Discovery.fullServerInfo(instance.instanceId) }
+  }
+
+  // ----- Results per era -----
+
+  const metaWith = (payloadMeta: unknown, trace: Readonly<Record<string, unknown>> | undefined, base: Readonly<Record<string, unknown>> | undefined) =>
+    isObject(payloadMeta) || trace !== undefined || base !== undefined ? { ...(isObject(payloadMeta) ? payloadMeta : {}), ...base, ...trace } : undefined
+
+  const shape = (scope: Scope, reply: Dispatcher.Reply, trace: Readonly<Record<string, unknown>> | undefined): unknown => {
+    if (reply._tag === "InputRequired") {
+      return {
+        resultType: "input_required",
+        inputRequests: reply.inputRequests,
+        requestState: reply.requestState,
+        _meta: metaWith(undefined, trace, shortMeta)
+      }
+    }
+    if (scope.era === "legacy") {
+      const meta = metaWith(reply.payload._meta, trace, undefined)
+      return meta === undefined ? reply.payload : { ...reply.payload, _meta: meta }
+    }
+    return {
+      ...reply.payload,
+      resultType: "complete",
+      ...reply.cache,
+      _meta: metaWith(reply.payload._meta, trace, shortMeta)
+    }
+  }
+
+  // ----- Running handlers -----
+
+  const unavailable = () => new ServiceUnavailable({ message: "Service unavailable: the server is shutting down" })
+
+  /** Failures become JSON-RPC errors; defects are logged and answered -32603; interruption stays interruption. */
+  const settle = <A>(
+    id: JsonRpc.RequestId,
+    effect: Effect.Effect<A, unknown>,
+    onSuccess: (value: A) => HttpTransport.HttpResponse
+  ): Effect.Effect<HttpTransport.HttpResponse> =>
+    Effect.matchCauseEffect(effect, {
+      onSuccess: (value) => Effect.succeed(onSuccess(value)),
+      onFailure: (cause) => {
+        const failure = Cause.failureOption(cause)
+        if (Option.isSome(failure) && isMcpError(failure.value)) return Effect.succeed(errorResponse(id, redacted(failure.value)))
+        if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+        return Effect.as(Effect.logWarning("request failed", cause), errorResponse(id, internal()))
+      }
+    })
+
+  const toFinalFrame = <A>(id: JsonRpc.RequestId, exit: Either.Either<A, unknown>, onSuccess: (value: A) => unknown): string =>
+    Either.match(exit, {
+      onRight: (value) => Sse.frame({ jsonrpc: "2.0", id, result: onSuccess(value) }),
+      onLeft: (error) => Sse.frame(errorBody(id, isMcpError(error) ? redacted(error) : internal()))
+    })
+
+  /**
+   * An event-stream response: `work` runs in the stream's scope (a client that goes away interrupts
+   * it) and sends frames; its outcome is the last frame.
+   */
+  const eventStream = <A>(
+    id: JsonRpc.RequestId,
+    work: (send: (frame: string) => Effect.Effect<void>) => Effect.Effect<A, unknown>,
+    onSuccess: (value: A) => unknown
+  ): HttpTransport.HttpResponse => {
+    const body = Stream.unwrapScoped(Effect.gen(function*() {
+      const mailbox = yield* Mailbox.make<string>()
+      const send = (frame: string) => Effect.asVoid(mailbox.offer(frame))
+      yield* work(send).pipe(
+        Effect.either,
+        Effect.catchAllDefect((defect) =>
+          Effect.as(Effect.logWarning("streamed request failed", defect), Either.left(internal()) as Either.Either<A, unknown>)
+        ),
+        Effect.flatMap((exit) => mailbox.offer(toFinalFrame(id, exit, onSuccess))),
+        Effect.ensuring(mailbox.end),
+        Effect.forkScoped
+      )
+      return Mailbox.toStream(mailbox)
+    }))
+    return { _tag: "Stream", status: 200, headers: Sse.headers, body }
+  }
+
+  const untilShutdown = <A, E, R>(request: HttpTransport.HttpRequest, effect: Effect.Effect<A, E, R>) =>
+    Effect.raceFirst(effect, Effect.zipRight(request.shutdown, Effect.fail(unavailable())))
+
+  const dispatch = (scope: Scope, prepared: Dispatcher.Prepared): Effect.Effect<HttpTransport.HttpResponse> => {
+    const { id, meta, params, principal, request } = scope
+    const trace = traceOf(meta)
+    const progressToken = meta === undefined || !("progressToken" in meta) ? Option.none() : decodeProgressToken(meta.progressToken)
+    const context = (progress: Catalogue.RequestContext["Type"]["progress"]) =>
+      Catalogue.RequestContext.of({
+        era: scope.era,
+        protocolVersion: scope.protocolVersion,
+        method: scope.method,
+        requestId: id,
+        clientCapabilities: scope.clientCapabilities,
+        clientInfo: scope.clientInfo,
+        requestState: typeof params.requestState === "string" ? Option.some(params.requestState) : Option.none(),
+        inputResponses: isObject(params.inputResponses) ? Option.some(params.inputResponses) : Option.none(),
+        progress
+      })
+    const run = (progress: Catalogue.RequestContext["Type"]["progress"]) => {
+      const provided = prepared.run.pipe(
+        Effect.provideService(Catalogue.RequestContext, context(progress)),
+        Effect.provideService(CurrentPrincipal, principal),
+        withTraceParent(trace)
+      )
+      if (!prepared.suspends) return provided
+      return untilShutdown(request, inFlight.run({ principalId: principal.id, requestId: id }, provided))
+    }
+    const toResult = (reply: Dispatcher.Reply): Effect.Effect<unknown, InternalError> =>
+      reply._tag === "InputRequired" && scope.era === "legacy"
+        // Handlers see the era: an input_required in the legacy era is a catalogue bug.
+        ? Effect.zipRight(Effect.logWarning(`input_required answered to a legacy ${scope.method}`), Effect.fail(internal()))
+        : Effect.succeed(shape(scope, reply, trace))
+    if (Option.isNone(progressToken)) {
+      return settle(id, Effect.flatMap(run(() => Effect.void), toResult), (result) => successResponse(id, result))
+    }
+    return Effect.succeed(eventStream(
+      id,
+      (send) => Effect.flatMap(run(Sse.progressReporter(progressToken.value, send, trace)), toResult),
+      (result) => result
+    ))
+  }
+
+  // ----- Methods of each era -----
+
+  const listen = (scope: Scope): Effect.Effect<HttpTransport.HttpResponse> => {
+    const decoded = decodeListen(scope.params)
+    if (Either.isLeft(decoded)) return Effect.succeed(errorResponse(scope.id, new InvalidParams({ message: "Invalid params for subscriptions/listen: notifications is required" })))
+    const { id, principal, request } = scope
+    const agreed = Subscriptions.agree(decoded.right.notifications)
+    const endMeta = { [McpWire.META_SUBSCRIPTION_ID]: id, [McpWire.META_SERVER_INFO]: Discovery.serverInfo }
+    return Effect.succeed(eventStream(
+      id,
+      (send) =>
+        inFlight.run(
+          { principalId: principal.id, requestId: id },
+          Stream.runForEach(Subscriptions.frames({ subscriptionId: id, agreed, resources }), send).pipe(
+            Effect.provideService(Catalogue.RequestContext, Catalogue.RequestContext.of({
+              era: "modern",
+              protocolVersion: scope.protocolVersion,
+              method: scope.method,
+              requestId: id,
+              clientCapabilities: scope.clientCapabilities,
+              clientInfo: scope.clientInfo,
+              requestState: Option.none(),
+              inputResponses: Option.none(),
+              progress: () => Effect.void
+            })),
+            Effect.provideService(CurrentPrincipal, principal)
+          ),
+          { deadline: false }
+        ).pipe(
+          // The graceful end of a subscription is its result, sent when the server tears it down.
+          (work) => Effect.raceFirst(work, request.shutdown)
+        ),
+      () => ({ resultType: "complete", _meta: endMeta })
+    ))
+  }
+
+  const modern = (scope: Omit<Scope, "era" | "protocolVersion" | "clientCapabilities" | "clientInfo">): Effect.Effect<HttpTransport.HttpResponse> => {
+    const { id, meta, method, params, request } = scope
+    const validated = Eras.validateModernMeta(meta)
+    if (Either.isLeft(validated)) return Effect.succeed(errorResponse(id, validated.left))
+    const declared = validated.right
+    const headers = HeaderValidation.validate(request.headers, { method, protocolVersion: declared.protocolVersion, params })
+    if (Either.isLeft(headers)) return Effect.succeed(errorResponse(id, headers.left))
+    const full: Scope = { ...scope, era: "modern", ...declared }
+    if (Dispatcher.METHODS.has(method)) {
+      const prepared = dispatcher.prepare(full)
+      return Either.isLeft(prepared) ? Effect.succeed(errorResponse(id, prepared.left)) : dispatch(full, prepared.right)
+    }
+    if (method === "server/discover") return Effect.succeed(successResponse(id, discoverResult))
+    if (method === "subscriptions/listen") return listen(full)
+    return Effect.succeed(errorResponse(id, methodNotFound(method)))
+  }
+
+  const initialize = (scope: Omit<Scope, "era" | "protocolVersion" | "clientCapabilities" | "clientInfo">) => {
+    const decoded = decodeInitialize(scope.params)
+    if (Either.isLeft(decoded)) {
+      return Effect.succeed(errorResponse(scope.id, new InvalidParams({ message: "Invalid params for initialize: protocolVersion is required" })))
+    }
+    const { capabilities, clientInfo, protocolVersion } = decoded.right
+    if (!Eras.LEGACY_VERSIONS.includes(protocolVersion)) {
+      return Effect.succeed(errorResponse(scope.id, Eras.unsupported(protocolVersion, Eras.LEGACY_VERSIONS)))
+    }
+    return Effect.map(
+      sessions.create({
+        principalId: scope.principal.id,
+        protocolVersion,
+        clientCapabilities: capabilities ?? {},
+        clientInfo: Option.fromNullable(clientInfo)
+      }),
+      (session) =>
+        successResponse(scope.id, Discovery.initializeResult(protocolVersion, instance.instanceId), { [SESSION_HEADER]: session.id })
+    )
+  }
+
+  const legacy = (scope: Omit<Scope, "era" | "protocolVersion" | "clientCapabilities" | "clientInfo">): Effect.Effect<HttpTransport.HttpResponse> => {
+    const { id, method, params, principal, request } = scope
+    if (method === "initialize") return initialize(scope)
+    const known = Dispatcher.METHODS.has(method) || method === "ping" || method === "logging/setLevel"
+    if (!known) return Effect.succeed(errorResponse(id, methodNotFound(method)))
+    const sessionId = request.headers[SESSION_HEADER]
+    if (sessionId === undefined) {
+      return Effect.succeed(errorResponse(id, new InvalidRequest({ message: "Invalid request: the Mcp-Session-Id header is required (send initialize first)" })))
+    }
+    return sessions.get(sessionId, principal.id).pipe(
+      Effect.matchEffect({
+        onFailure: (error) => Effect.succeed(errorResponse(id, error)),
+        onSuccess: (session) => {
+          if (method === "ping") return Effect.succeed(successResponse(id, {}))
+          if (method === "logging/setLevel") {
+            return Effect.succeed(Either.isLeft(decodeSetLevel(params))
+              ? errorResponse(id, new InvalidParams({ message: "Invalid params for logging/setLevel: level must be a logging level" }))
+              : successResponse(id, {}))
+          }
+          const full: Scope = {
+            ...scope,
+            era: "legacy",
+            protocolVersion: session.protocolVersion,
+            clientCapabilities: session.clientCapabilities,
+            clientInfo: session.clientInfo
+          }
+          const prepared = dispatcher.prepare(full)
+          return Either.isLeft(prepared) ? Effect.succeed(errorResponse(id, prepared.left)) : dispatch(full, prepared.right)
+        }
+      })
+    )
+  }
+
+  // ----- Notifications -----
+
+  const notification = (request: HttpTransport.HttpRequest, message: JsonRpc.Message): Effect.Effect<HttpTransport.HttpResponse> => {
+    if (message.method !== "notifications/cancelled") return Effect.succeed(accepted)
+    const params = decodeCancelled(message.params)
+    if (Option.isNone(params)) return Effect.succeed(accepted)
+    // Only the principal that sent the request may cancel it; any failure still answers 202.
+    return authenticator.authenticate({ authorization: request.headers.authorization, remoteAddress: request.remoteAddress }).pipe(
+      Effect.flatMap((principal) =>
+        inFlight.cancel({ principalId: principal.id, requestId: params.value.requestId }, params.value.reason)
+      ),
+      Effect.ignore,
+      Effect.as(accepted)
+    )
+  }
+
+  // ----- POST /mcp -----
+
+  const post = (request: HttpTransport.HttpRequest): Effect.Effect<HttpTransport.HttpResponse> => {
+    if (request.isShuttingDown()) {
+      return Effect.succeed(errorResponse(idOfBody(request.body), unavailable(), { connection: "close" }))
+    }
+    let body: unknown
+    try {
+      body = JSON.parse(request.body)
+    } catch {
+      return Effect.succeed(errorResponse(null, new ParseError({ message: "Parse error: the body is not JSON" })))
+    }
+    if (Array.isArray(body)) {
+      return Effect.succeed(errorResponse(null, new InvalidRequest({ message: "Invalid request: batches are not supported" })))
+    }
+    if (JsonRpc.isResponse(body)) {
+      return Effect.succeed(errorResponse(JsonRpc.readableId(body), new InvalidRequest({ message: "Invalid request: the server does not take JSON-RPC responses" })))
+    }
+    const decoded = JsonRpc.decodeMessage(body)
+    if (Either.isLeft(decoded)) {
+      return Effect.succeed(errorResponse(JsonRpc.readableId(body), new InvalidRequest({ message: "Invalid request: not a JSON-RPC 2.0 request" })))
+    }
+    const message = decoded.right
+    if (message.id === undefined) return notification(request, message)
+    const id = message.id
+    const params = message.params ?? {}
+    const meta = isObject(params._meta) ? params._meta : undefined
+    return authenticator.authenticate({ authorization: request.headers.authorization, remoteAddress: request.remoteAddress }).pipe(
+      Effect.matchEffect({
+        onFailure: (error) => Effect.succeed(errorResponse(id, error)),
+        onSuccess: (principal) => {
+          const scope = { request, id, method: message.method, params, meta, principal }
+          if (Eras.isModern(meta, request.headers["mcp-protocol-version"])) {
+            return Eras.LEGACY_ONLY.has(message.method) ? Effect.succeed(errorResponse(id, methodNotFound(message.method))) : modern(scope)
+          }
+          return Eras.MODERN_ONLY.has(message.method) ? Effect.succeed(errorResponse(id, methodNotFound(message.method))) : legacy(scope)
+        }
+      })
+    )
+  }
+
+  const handle = (request: HttpTransport.HttpRequest): Effect.Effect<HttpTransport.HttpResponse> => {
+    if (request.path !== "/mcp") return Effect.succeed(notFound)
+    if (!isAllowedHost(request.headers.host, request.localPort)) {
+      return Effect.succeed(forbidden("forbidden_host", idOfBody(request.body)))
+    }
+    const origin = request.headers.origin
+    if (origin !== undefined && !allowedOrigins.has(origin)) {
+      return Effect.succeed(forbidden("forbidden_origin", idOfBody(request.body)))
+    }
+    if (request.method === "OPTIONS") return Effect.succeed(preflight(origin, request.headers["access-control-request-headers"]))
+    if (request.method !== "POST") return Effect.succeed(methodNotAllowed)
+    if (origin === undefined) return post(request)
+    return Effect.map(post(request), (response) => ({
+      ...response,
+      headers: { ...response.headers, "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED_HEADERS, vary: "Origin" }
+    }))
+  }
+
+  return HttpTransport.HttpHandler.of({
+    handle,
+    tooLarge: () => errorResponse(null, new PayloadTooLarge({ message: "Payload too large: the body cap is 10 MB" }))
+  })
+})
+
+const methodNotFound = (method: string) => new MethodNotFound({ message: `Method not found: ${method}` })
+
+const preflight = (origin: string | undefined, requested: string | undefined): HttpTransport.HttpResponse =>
+  origin === undefined
+    ? HttpTransport.full(204, "", { allow: "POST, OPTIONS" })
+    : HttpTransport.full(204, "", {
+      allow: "POST, OPTIONS",
+      "access-control-allow-origin": origin,
+      "access-control-allow-methods": "POST, OPTIONS",
+      "access-control-allow-headers": requested === undefined ? ALLOWED_HEADERS : `${ALLOWED_HEADERS}, ${requested}`,
+      "access-control-expose-headers": EXPOSED_HEADERS,
+      "access-control-max-age": "600",
+      vary: "Origin"
+    })
+
+/**
+ * The endpoint; needs the catalogue, authentication, in-flight tracking and legacy sessions.
+ *
+ * @category layers
+ */
+export const layer = (options: Options) =>
+  Layer.effect(HttpTransport.HttpHandler, make(options)).pipe(Layer.provide(Pagination.layer))

@@ -42,6 +42,10 @@ export interface HttpRequest {
   readonly headers: Readonly<Record<string, string | undefined>>
   readonly body: string
   readonly remoteAddress: string
+  /** The local port the connection arrived on: the bound port (the handler is built before it is known). */
+  readonly localPort: number
+  /** Whether the server has begun to shut down (for requests that arrive during the grace period). */
+  readonly isShuttingDown: () => boolean
   /** Completes when the server begins to shut down: answer what you can, quickly. */
   readonly shutdown: Effect.Effect<void>
   /** Completes when the client closed the connection before the response ended. */
@@ -267,22 +271,39 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
   const runFork = Runtime.runFork(runtime)
   const fibers = yield* FiberSet.make<void, never>()
   const shutdownSignal = yield* Deferred.make<void>()
+  let shuttingDown = false
+  const isShuttingDown = () => shuttingDown
   const sockets = new Set<NodeNet.Socket>()
+  const busy = new WeakSet<NodeNet.Socket>()
 
   const server = NodeHttp.createServer({
     maxHeaderSize: limits.maxHeaderBytes,
     keepAliveTimeout: limits.idleTimeoutMs,
     headersTimeout: limits.idleTimeoutMs,
     requestTimeout: limits.idleTimeoutMs * 2,
+    // Node checks header/request time-outs on this interval (default 30 s): without it a silent
+    // connection could live twice the idle time-out.
+    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(limits.idleTimeoutMs / 2))),
     noDelay: true
   })
   server.maxConnections = limits.maxConnections
   server.on("connection", (socket: NodeNet.Socket) => {
+    // A connection that never sends a request is idle too (node's own time-outs start with a request).
+    // Node destroys a socket whose time-out fires when nothing else handles it. Armed on the next turn:
+    // node's connection listener resets the socket's timer after this event.
+    setImmediate(() => {
+      if (!busy.has(socket) && !socket.destroyed) socket.setTimeout(limits.idleTimeoutMs)
+    })
     sockets.add(socket)
     socket.once("close", () => sockets.delete(socket))
   })
 
   const onRequest = (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse) => {
+    // A request in flight (a long tool call, an SSE stream) is not idle; keep-alive takes over after it.
+    const socket = req.socket
+    busy.add(socket)
+    socket.setTimeout(0)
+    res.once("close", () => busy.delete(socket))
     const gone = Deferred.unsafeMake<void>(FiberId.none)
     res.once("close", () => {
       if (!res.writableEnded) Deferred.unsafeDone(gone, Exit.void)
@@ -295,6 +316,8 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
       path: queryAt === -1 ? url : url.slice(0, queryAt),
       headers: lowerHeaders(req.headers),
       remoteAddress: req.socket.remoteAddress ?? "",
+      localPort: req.socket.localPort ?? 0,
+      isShuttingDown,
       shutdown: Deferred.await(shutdownSignal),
       clientGone: Deferred.await(gone)
     }
@@ -337,7 +360,9 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
 
   yield* Effect.addFinalizer(() =>
     Effect.gen(function*() {
-      server.off("request", onRequest)
+      // Requests that still arrive on open connections during the grace period are answered
+      // (the handler sees `isShuttingDown`), not left hanging.
+      shuttingDown = true
       server.close()
       server.closeIdleConnections()
       yield* Deferred.succeed(shutdownSignal, undefined)
@@ -347,6 +372,7 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
         Effect.interruptible,
         Effect.timeoutOption(limits.shutdownGraceMs)
       )
+      server.off("request", onRequest)
       yield* FiberSet.clear(fibers)
       for (const socket of sockets) socket.destroy()
     })

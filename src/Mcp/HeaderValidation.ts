@@ -1,0 +1,173 @@
+/**
+ * The modern era's required headers: copies of body values that proxies and gateways can route on
+ * without parsing the body. The server compares every copy with the body; a missing, malformed or
+ * disagreeing header is `-32020` (HTTP 400).
+ *
+ * | header | when | must equal |
+ * |---|---|---|
+ * | `Content-Type` | always | `application/json` or any `+json` type |
+ * | `MCP-Protocol-Version` | always | `_meta["io.modelcontextprotocol/protocolVersion"]` |
+ * | `Mcp-Method` | always | `method` |
+ * | `Mcp-Name` | `tools/call`, `prompts/get` / `resources/read` | `params.name` / `params.uri` |
+ * | `Mcp-Param-<field>` | when sent | the matching value in `arguments` (`tools/call`) or `params` |
+ *
+ * `Mcp-Param-<field>` (decision 3): the field is matched case-insensitively, descending into nested
+ * objects (tools declare `x-mcp-header` equal to the parameter's own name, so the official reading
+ * and this one agree). Strings compare as text, numbers numerically, booleans as `true`/`false`; an
+ * array or object never matches, nor does an absent field. Values wrapped as `=?base64?…?=` are
+ * decoded (standard base64 of UTF-8) first; a malformed wrapper, or a control character in a raw
+ * header value, is a mismatch too.
+ *
+ * Pure and synchronous: it runs on every modern request.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import { HeaderMismatch } from "../Schema/McpErrors.ts"
+
+/** @category constants */
+export const PARAM_PREFIX = "mcp-param-"
+
+type Headers = Readonly<Record<string, string | undefined>>
+
+const mismatch = (message: string) => Either.left(new HeaderMismatch({ message: `Header mismatch: ${message}` }))
+
+// Tab is the only control character node's parser lets through in a header value; DEL and the C0 set
+// are checked anyway, for values that reach us by another route.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/
+const utf8 = new TextDecoder("utf-8", { fatal: true })
+
+/**
+ * A header value as text: control characters refused, the base64 wrapper decoded.
+ * `Left(reason)` when malformed.
+ *
+ * @category decoding
+ */
+export const decodeValue = (raw: string): Either.Either<string, string> => {
+  if (CONTROL.test(raw)) return Either.left("control character in the value")
+  if (!raw.startsWith("=?")) return Either.right(raw)
+  const match = /^=\?base64\?(.*)\?=$/i.exec(raw)
+  if (match === null) return Either.left("malformed =?base64?…?= wrapper")
+  const payload = match[1]!
+  if (!BASE64.test(payload)) return Either.left("malformed base64 payload")
+  try {
+    return Either.right(utf8.decode(Buffer.from(payload, "base64")))
+  } catch {
+    return Either.left("base64 payload is not UTF-8")
+  }
+}
+
+/** Whether a `Content-Type` names JSON (`application/json` or any `+json` type, parameters allowed). @category predicates */
+export const isJsonContentType = (contentType: string | undefined): boolean => {
+  if (contentType === undefined) return false
+  const semi = contentType.indexOf(";")
+  const type = (semi === -1 ? contentType : contentType.slice(0, semi)).trim().toLowerCase()
+  return type === "application/json" || (type.endsWith("+json") && type.includes("/"))
+}
+
+const isObject = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/**
+ * The value of `field` (lower-case) in `target`: a key matching case-insensitively at the top level
+ * first, then in nested objects, breadth first. `undefined` when absent.
+ *
+ * @category matching
+ */
+export const findField = (target: Readonly<Record<string, unknown>>, field: string): { readonly value: unknown } | undefined => {
+  let level: Array<Readonly<Record<string, unknown>>> = [target]
+  // Bounded: each level only holds objects found in the previous one.
+  for (let depth = 0; depth < 32 && level.length > 0; depth++) {
+    const next: Array<Readonly<Record<string, unknown>>> = []
+    for (const object of level) {
+      for (const key in object) {
+        const value = object[key]
+        if (key.toLowerCase() === field) return { value }
+        if (isObject(value)) next.push(value)
+      }
+    }
+    level = next
+  }
+  return undefined
+}
+
+/**
+ * Whether a header's text equals a body value under the contract's rules.
+ *
+ * @category matching
+ */
+export const matchesValue = (text: string, value: unknown): boolean => {
+  switch (typeof value) {
+    case "string":
+      return text === value
+    case "number": {
+      const trimmed = text.trim()
+      if (trimmed.length === 0) return false
+      const parsed = Number(trimmed)
+      return Number.isFinite(parsed) && parsed === value
+    }
+    case "boolean":
+      return text === (value ? "true" : "false")
+    default:
+      return false
+  }
+}
+
+/** What the validation compares the headers with. @category models */
+export interface Body {
+  readonly method: string
+  readonly protocolVersion: string
+  readonly params: Readonly<Record<string, unknown>> | undefined
+}
+
+const nameFor = (method: string, params: Readonly<Record<string, unknown>> | undefined): { readonly member: string; readonly value: unknown } | undefined => {
+  if (method === "tools/call" || method === "prompts/get") return { member: "params.name", value: params?.name }
+  if (method === "resources/read") return { member: "params.uri", value: params?.uri }
+  return undefined
+}
+
+const checkCopy = (headers: Headers, header: string, display: string, expected: unknown): Either.Either<void, HeaderMismatch> => {
+  const raw = headers[header]
+  if (raw === undefined) return mismatch(`${display} header is required`)
+  const decoded = decodeValue(raw)
+  if (Either.isLeft(decoded)) return mismatch(`${display}: ${decoded.left}`)
+  if (typeof expected !== "string" || decoded.right !== expected) {
+    return mismatch(`${display} header value '${decoded.right}' does not match the body value '${String(expected)}'`)
+  }
+  return Either.void
+}
+
+/**
+ * Validates the headers of a modern request against its body (headers lower-cased, as node gives them).
+ *
+ * @category validation
+ */
+export const validate = (headers: Headers, body: Body): Either.Either<void, HeaderMismatch> => {
+  if (!isJsonContentType(headers["content-type"])) {
+    return mismatch(`Content-Type must be application/json or a +json type, got '${headers["content-type"] ?? ""}'`)
+  }
+  const version = checkCopy(headers, "mcp-protocol-version", "MCP-Protocol-Version", body.protocolVersion)
+  if (Either.isLeft(version)) return version
+  const method = checkCopy(headers, "mcp-method", "Mcp-Method", body.method)
+  if (Either.isLeft(method)) return method
+  const name = nameFor(body.method, body.params)
+  if (name !== undefined) {
+    const checked = checkCopy(headers, "mcp-name", "Mcp-Name", name.value)
+    if (Either.isLeft(checked)) return checked
+  }
+  for (const header in headers) {
+    if (!header.startsWith(PARAM_PREFIX)) continue
+    const field = header.slice(PARAM_PREFIX.length)
+    const raw = headers[header]!
+    const decoded = decodeValue(raw)
+    if (Either.isLeft(decoded)) return mismatch(`Mcp-Param-${field}: ${decoded.left}`)
+    const target = body.method === "tools/call" ? body.params?.arguments : body.params
+    const found = isObject(target) && field.length > 0 ? findField(target, field) : undefined
+    if (found === undefined) return mismatch(`Mcp-Param-${field} names no value in the body`)
+    if (!matchesValue(decoded.right, found.value)) {
+      return mismatch(`Mcp-Param-${field} header value '${decoded.right}' does not match the body value`)
+    }
+  }
+  return Either.void
+}

@@ -1,0 +1,79 @@
+/**
+ * `subscriptions/listen` (modern era): a long-lived stream on the response of the request that opened
+ * it. The first message acknowledges the subscription with the notification types the server agreed
+ * to honour; every message carries `_meta["io.modelcontextprotocol/subscriptionId"]` (the request's
+ * id); only the types asked for are sent: `notifications/resources/list_changed` (when the catalogue's
+ * resource list changes) and `notifications/resources/updated` for each subscribed URI. A comment
+ * every 15 s keeps the connection alive. `toolsListChanged` and `promptsListChanged` are never agreed
+ * to: those lists do not change (`listChanged: false`).
+ *
+ * The endpoint runs the stream exempt from the handler deadline, ends it with a
+ * `SubscriptionsListenResult` on shutdown, and with an error when a subscribed URI cannot be watched.
+ *
+ * @since 0.1.0
+ */
+import * as Duration from "effect/Duration"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
+import type { McpError } from "../Schema/McpErrors.ts"
+import { META_SUBSCRIPTION_ID } from "../Schema/McpWire.ts"
+import type * as Catalogue from "./Catalogue.ts"
+import * as Sse from "./Sse.ts"
+
+/** @category constants */
+export const KEEP_ALIVE: Duration.Duration = Duration.seconds(15)
+
+/** What a client may ask for (`params.notifications`). @category models */
+export interface Requested {
+  readonly resourcesListChanged?: boolean | undefined
+  readonly resourceSubscriptions?: ReadonlyArray<string> | undefined
+  readonly toolsListChanged?: boolean | undefined
+  readonly promptsListChanged?: boolean | undefined
+}
+
+/** The subset of the request the server honours. @category models */
+export interface Agreed {
+  readonly resourcesListChanged?: true
+  readonly resourceSubscriptions?: ReadonlyArray<string>
+}
+
+/** @category constructors */
+export const agree = (requested: Requested): Agreed => {
+  const uris = Array.from(new Set(requested.resourceSubscriptions ?? []))
+  return {
+    ...(requested.resourcesListChanged === true ? { resourcesListChanged: true as const } : {}),
+    ...(uris.length > 0 ? { resourceSubscriptions: uris } : {})
+  }
+}
+
+/**
+ * The frames of a subscription, acknowledgement first; it ends only by failing (a URI that cannot be
+ * watched) or by interruption.
+ *
+ * @category constructors
+ */
+export const frames = (options: {
+  readonly subscriptionId: string | number
+  readonly agreed: Agreed
+  readonly resources: Catalogue.Resources["Type"]
+}): Stream.Stream<string, McpError, Catalogue.HandlerContext> => {
+  const { agreed, resources } = options
+  const meta = { [META_SUBSCRIPTION_ID]: options.subscriptionId }
+  const ack = Sse.frame({
+    jsonrpc: "2.0",
+    method: "notifications/subscriptions/acknowledged",
+    params: { _meta: meta, notifications: agreed }
+  })
+  const sources: Array<Stream.Stream<string, McpError, Catalogue.HandlerContext>> = [
+    Stream.fromSchedule(Schedule.spaced(KEEP_ALIVE)).pipe(Stream.as(Sse.keepAlive))
+  ]
+  if (agreed.resourcesListChanged === true) {
+    const listChanged = Sse.frame({ jsonrpc: "2.0", method: "notifications/resources/list_changed", params: { _meta: meta } })
+    sources.push(resources.listChanged.pipe(Stream.as(listChanged)))
+  }
+  for (const uri of agreed.resourceSubscriptions ?? []) {
+    const updated = Sse.frame({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri, _meta: meta } })
+    sources.push(resources.watch(uri).pipe(Stream.as(updated)))
+  }
+  return Stream.concat(Stream.make(ack), Stream.mergeAll(sources, { concurrency: "unbounded" }))
+}
