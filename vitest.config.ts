@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/globalSetup.ts"],
+    reporters: ["default", "./test/support/SummaryReporter.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 30_000,
