@@ -24,7 +24,6 @@ import * as Fiber from "effect/Fiber"
 import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { onRevocation, type TokenStore } from "../Mcp/TokenStore.ts"
 import { InvalidRequest, RequestCancelled, type RequestTimeout } from "../Schema/McpErrors.ts"
 import { withHandlerDeadline } from "./Deadline.ts"
 
@@ -159,12 +158,4 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
 
   /** Scoped: closing it cancels everything still in flight. */
   static readonly layer: Layer.Layer<InFlight> = Layer.scoped(InFlight, InFlight.make)
-
-  /**
-   * Revoking or removing a token cancels all of its in-flight requests (a token principal's id is
-   * the token id). Part of the daemon composition.
-   */
-  static readonly layerCancelOnRevocation: Layer.Layer<never, never, InFlight | TokenStore> = Layer.unwrapEffect(
-    Effect.map(InFlight, (inFlight) => onRevocation((tokenId) => Effect.asVoid(inFlight.cancelPrincipal(tokenId))))
-  )
 }

@@ -14,10 +14,7 @@ import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import { HANDLER_DEADLINE, withStatementTimeout } from "../../src/Cancellation/Deadline.ts"
 import { InFlight, REVOKED, SHUTTING_DOWN } from "../../src/Cancellation/InFlight.ts"
-import * as Layer from "effect/Layer"
-import { TokenStore } from "../../src/Mcp/TokenStore.ts"
 import { InvalidRequest, RequestCancelled, RequestTimeout } from "../../src/Schema/McpErrors.ts"
-import * as TestHome from "../support/TestHome.ts"
 
 /** Work that never ends by itself; says when it started and records how it ended. */
 const hanging = Effect.gen(function*() {
@@ -289,27 +286,4 @@ describe("InFlight", () => {
       const inFlight = yield* InFlight
       assert.strictEqual(yield* inFlight.run({ principalId: "p", requestId: 1 }, Effect.succeed(1)), 1)
     }).pipe(Effect.provide(InFlight.layer)))
-
-  it.scoped("revoking a token in the token store cancels exactly that token's in-flight requests (the daemon's wiring)", () =>
-    Effect.gen(function*() {
-      const store = yield* TokenStore
-      const inFlight = yield* InFlight
-      const a = yield* store.create({ name: "a", access: "readOnly" })
-      const b = yield* store.create({ name: "b", access: "readOnly" })
-      const ofA = yield* Effect.forEach([1, 2, 3], (id) => start(inFlight, a.info.id, id))
-      const ofB = yield* start(inFlight, b.info.id, 1)
-      yield* store.revoke(a.info.id)
-      for (const { caller } of ofA) {
-        assert.deepStrictEqual(wire(yield* failureOf(caller)), wire(new RequestCancelled({ message: `Request cancelled: ${REVOKED}` })))
-      }
-      assert.isTrue(yield* stillRunning(ofB.caller))
-      assert.strictEqual(yield* inFlight.size, 1)
-    }).pipe(
-      Effect.provide(
-        InFlight.layerCancelOnRevocation.pipe(
-          Layer.provideMerge(Layer.merge(InFlight.layer, TokenStore.layer({ watch: false }))),
-          Layer.provide(TestHome.layer)
-        )
-      )
-    ))
 })
