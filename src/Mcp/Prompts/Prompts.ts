@@ -166,6 +166,8 @@ const findProperty = (collection: CollectionSchema.Collection, name: string) => 
     : Effect.succeed(found)
 }
 
+const MAX_ROW_TEXT = 400
+
 const sampleRows = (input: RenderInput, collection: CollectionSchema.Collection, limit: number) =>
   collection.multiTenancy
     ? Effect.succeed("(multi-tenant: rows are read per tenant)")
@@ -174,7 +176,9 @@ const sampleRows = (input: RenderInput, collection: CollectionSchema.Collection,
         ? "(no rows)"
         : page.rows.map((row) => {
           const { vector: _vector, ...rest } = row
-          return `- ${JSON.stringify(rest)}`
+          const line = JSON.stringify(rest)
+          // Long texts would crowd out the schema: a sample row shows its shape, not all its words.
+          return `- ${line.length > MAX_ROW_TEXT ? `${line.slice(0, MAX_ROW_TEXT)}…` : line}`
         }).join("\n"))
 
 const rowCount = (input: RenderInput, collection: CollectionSchema.Collection) =>
