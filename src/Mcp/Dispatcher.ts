@@ -86,6 +86,15 @@ const result = (payload: Readonly<Record<string, unknown>>, cache: CacheHints.Ca
   cache
 })
 
+/** A catalogue value as a payload, without the members the core owns (a hint set by a handler is stripped). */
+const sanitized = (value: object): Readonly<Record<string, unknown>> => {
+  const record = value as Record<string, unknown>
+  if (!CacheHints.ENVELOPE_MEMBERS.some((member) => member in record)) return record
+  const copy = { ...record }
+  for (const member of CacheHints.ENVELOPE_MEMBERS) delete copy[member]
+  return copy
+}
+
 const fromOutcome = <A>(outcome: Catalogue.Outcome<A>, toPayload: (value: A) => Reply): Reply =>
   outcome._tag === "Complete"
     ? toPayload(outcome.value)
@@ -169,7 +178,7 @@ export const make = (options: {
           const needed: ReadonlyArray<Scope> = [...required, ...tool.scopes]
           if (!hasScopes(principal, needed)) return Either.left(insufficientScope(needed))
           return later(Effect.map(tool.call(decoded.arguments ?? {}), (outcome) =>
-            fromOutcome(outcome, (value) => result(value as unknown as Readonly<Record<string, unknown>>, undefined))))
+            fromOutcome(outcome, (value) => result(sanitized(value), undefined))))
         })
       case "resources/read":
         return Either.flatMap(decodeRead(method, params), (decoded) => {
@@ -181,7 +190,7 @@ export const make = (options: {
         return Either.flatMap(decodeGet(method, params), (decoded) => {
           if (!promptNames.has(decoded.name)) return Either.left(new InvalidParams({ message: `Unknown prompt: ${decoded.name}` }))
           return later(Effect.map(prompts.get(decoded.name, decoded.arguments ?? {}), (outcome) =>
-            fromOutcome(outcome, (value) => result(value as unknown as Readonly<Record<string, unknown>>, undefined))))
+            fromOutcome(outcome, (value) => result(sanitized(value), undefined))))
         })
       case "completion/complete":
         return Either.flatMap(decodeComplete(method, params), (decoded) =>

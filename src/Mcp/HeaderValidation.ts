@@ -152,7 +152,8 @@ export const validate = (headers: Headers, body: Body): Either.Either<void, Head
   const method = checkCopy(headers, "mcp-method", "Mcp-Method", body.method)
   if (Either.isLeft(method)) return method
   const name = nameFor(body.method, body.params)
-  if (name !== undefined) {
+  // Without a name or uri in the body the params are invalid: that is the -32602 of the method.
+  if (name !== undefined && typeof name.value === "string") {
     const checked = checkCopy(headers, "mcp-name", "Mcp-Name", name.value)
     if (Either.isLeft(checked)) return checked
   }

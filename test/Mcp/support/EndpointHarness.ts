@@ -1,0 +1,406 @@
+/**
+ * The real daemon on a free port of 127.0.0.1, serving a small test catalogue, with the first-run
+ * token captured; plus an HTTP client and the official JSON Schemas of both eras, so that every
+ * message the server sends in the endpoint tests is validated.
+ */
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import { Ajv } from "ajv"
+import { Ajv2020 } from "ajv/dist/2020.js"
+import addFormatsModule from "ajv-formats"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import * as Daemon from "../../../src/Daemon/Daemon.ts"
+import { Home } from "../../../src/Daemon/Home.ts"
+import type * as Settings from "../../../src/Daemon/Settings.ts"
+import * as Catalogue from "../../../src/Mcp/Catalogue.ts"
+import { BoundAddress } from "../../../src/Mcp/HttpTransport.ts"
+import { CurrentPrincipal } from "../../../src/Mcp/Principal.ts"
+import { InvalidParams } from "../../../src/Schema/McpErrors.ts"
+import * as TestDaemon from "../../support/TestDaemon.ts"
+import * as TestHome from "../../support/TestHome.ts"
+
+// ===== The test catalogue =====
+
+/** Signals the tests drive and observe. */
+export interface Signals {
+  readonly listChanged: PubSub.PubSub<void>
+  readonly updated: PubSub.PubSub<string>
+  /** Completed by `slow` once it runs; its value is the request id. */
+  readonly slowStarted: Ref.Ref<Deferred.Deferred<string | number>>
+  /** Set when `slow` was interrupted. */
+  readonly slowInterrupted: Ref.Ref<number>
+}
+
+export const FILLER_TOOLS = 115
+
+const schema = (properties: Record<string, unknown> = {}) => ({ type: "object", properties })
+
+const tool = (
+  name: string,
+  call: Catalogue.Tool["call"],
+  options: { scopes?: Catalogue.Tool["scopes"]; properties?: Record<string, unknown> } = {}
+): Catalogue.Tool => ({
+  descriptor: { name, description: `The ${name} test tool`, inputSchema: schema(options.properties) },
+  scopes: options.scopes ?? [],
+  call
+})
+
+const text = (value: string): Catalogue.CallToolResult => ({ content: [{ type: "text", text: value }] })
+
+export const catalogue = (signals: Signals): Layer.Layer<Daemon.CatalogueServices> => {
+  const tools: Array<Catalogue.Tool> = [
+    tool("echo", (args) =>
+      Effect.gen(function*() {
+        const context = yield* Catalogue.RequestContext
+        const principal = yield* CurrentPrincipal
+        return Catalogue.complete({
+          content: [{ type: "text", text: JSON.stringify(args) }],
+          structuredContent: {
+            arguments: args,
+            era: context.era,
+            protocolVersion: context.protocolVersion,
+            principal: principal.id,
+            clientName: context.clientInfo._tag === "Some" ? context.clientInfo.value.name : null,
+            // A handler must not set envelope members: the core strips these.
+            ttlMs: 1
+          },
+          ttlMs: 1,
+          cacheScope: "public"
+        } as Catalogue.CallToolResult)
+      }), {
+      properties: {
+        query: { type: "string", "x-mcp-header": "query" },
+        limit: { type: "number", "x-mcp-header": "limit" },
+        flag: { type: "boolean", "x-mcp-header": "flag" },
+        filter: { type: "object", properties: { Region: { type: "string", "x-mcp-header": "Region" } } }
+      }
+    }),
+    tool("progress", () =>
+      Effect.gen(function*() {
+        const context = yield* Catalogue.RequestContext
+        yield* context.progress(0, "started")
+        yield* context.progress(0.3, "running")
+        yield* context.progress(0.3, "again (dropped)")
+        yield* context.progress(0.2, "backwards (dropped)")
+        yield* context.progress(1, "done")
+        return Catalogue.complete(text("finished"))
+      })),
+    tool("ask", () =>
+      Effect.gen(function*() {
+        const context = yield* Catalogue.RequestContext
+        if (context.requestState._tag === "Some") return Catalogue.complete(text(`approved ${context.requestState.value}`))
+        return Catalogue.inputRequired({
+          approve_statement: {
+            method: "elicitation/create",
+            params: {
+              mode: "form",
+              message: "Run it?",
+              requestedSchema: { type: "object", properties: { approved: { type: "boolean", title: "Approve", description: "x" } }, required: ["approved"] }
+            }
+          }
+        }, "state-1")
+      })),
+    tool("write", () => Effect.succeed(Catalogue.complete(text("written"))), { scopes: ["tools:write"] }),
+    tool("admin_only", () => Effect.succeed(Catalogue.complete(text("admin"))), { scopes: ["tools:write", "admin"] }),
+    tool("slow", () =>
+      Effect.gen(function*() {
+        const context = yield* Catalogue.RequestContext
+        const started = yield* Ref.get(signals.slowStarted)
+        yield* Deferred.succeed(started, context.requestId)
+        return yield* Effect.never
+      }).pipe(Effect.onInterrupt(() => Ref.update(signals.slowInterrupted, (n) => n + 1)))),
+    tool("defect", () => Effect.die(new Error("boom with secret wmcp_0000000000000000_shouldnotleak"))),
+    tool("fails", () => Effect.fail(new InvalidParams({ message: "bad arguments" }))),
+    ...Array.from({ length: FILLER_TOOLS }, (_, i) => tool(`filler_${String(i).padStart(3, "0")}`, () => Effect.succeed(Catalogue.complete(text("ok")))))
+  ]
+  const resources: Array<Catalogue.ResourceDescriptor> = Array.from({ length: 60 }, (_, i) => ({
+    uri: `test://items/${i}`,
+    name: `item ${i}`,
+    mimeType: "application/json"
+  }))
+  return Layer.mergeAll(
+    Layer.succeed(Catalogue.Tools, Catalogue.Tools.of({ all: tools })),
+    Layer.succeed(Catalogue.Resources, Catalogue.Resources.of({
+      list: Effect.succeed(resources),
+      templates: [{ uriTemplate: "test://items/{id}", name: "item" }],
+      read: (uri) =>
+        uri === "test://ask"
+          ? Effect.gen(function*() {
+            const context = yield* Catalogue.RequestContext
+            return context.requestState._tag === "Some"
+              ? Catalogue.complete({ contents: [{ uri, text: "approved" }], ttlMs: 60_000 })
+              : Catalogue.inputRequired({}, "read-state")
+          })
+          : uri.startsWith("test://items/")
+          ? Effect.succeed(Catalogue.complete({ contents: [{ uri, mimeType: "application/json", text: "{}" }], ttlMs: uri.endsWith("/1") ? 1 : 60_000 }))
+          : Effect.fail(new InvalidParams({ message: `Unknown resource: ${uri}` })),
+      listChanged: Stream.fromPubSub(signals.listChanged),
+      watch: (uri) =>
+        uri.startsWith("test://items/")
+          ? Stream.fromPubSub(signals.updated).pipe(Stream.filter((changed) => changed === uri), Stream.as(undefined as void))
+          : Stream.fail(new InvalidParams({ message: `Unknown resource: ${uri}` }))
+    })),
+    Layer.succeed(Catalogue.Prompts, Catalogue.Prompts.of({
+      all: [{ name: "greet", description: "Greets", arguments: [{ name: "who", required: true }] }],
+      get: (name, args) =>
+        Effect.succeed(Catalogue.complete({ messages: [{ role: "user", content: { type: "text", text: `${name} ${args.who ?? ""}` } }] }))
+    })),
+    Layer.succeed(Catalogue.Completions, Catalogue.Completions.of({
+      complete: (request) => Effect.succeed({ values: Array.from({ length: 150 }, (_, i) => `${request.argument.value}${i}`) })
+    }))
+  )
+}
+
+// ===== The harness =====
+
+export class Harness extends Context.Tag("test/EndpointHarness")<Harness, {
+  readonly url: string
+  readonly endpoint: string
+  readonly port: number
+  readonly home: string
+  /** The first-run `default` token (readWrite); empty with `auth: "off"`. */
+  readonly token: string
+  readonly signals: Signals
+}>() {}
+
+/** Test defaults: no rate limit (tests send many requests), tokens on. */
+export const defaults: Partial<Settings.ServeSettings> = { rateLimit: 0, authLockout: 0 }
+
+/** A daemon with the test catalogue in the given home. */
+export const layerIn = (overrides: Partial<Settings.ServeSettings> = {}): Layer.Layer<Harness, unknown, Home> =>
+  Layer.unwrapScoped(Effect.gen(function*() {
+    const settings = yield* TestDaemon.settings({ ...defaults, ...overrides })
+    const signals: Signals = {
+      listChanged: yield* PubSub.unbounded<void>(),
+      updated: yield* PubSub.unbounded<string>(),
+      slowStarted: yield* Ref.make(yield* Deferred.make<string | number>()),
+      slowInterrupted: yield* Ref.make(0)
+    }
+    const token = yield* Deferred.make<string>()
+    const daemon = Daemon.layer({
+      settings,
+      port: 0,
+      catalogue: catalogue(signals),
+      onDefaultToken: (created) => Deferred.succeed(token, created.token)
+    })
+    return Layer.effect(
+      Harness,
+      Effect.gen(function*() {
+        const address = yield* BoundAddress
+        const home = yield* Home
+        const created = settings.auth === "tokens" ? yield* Deferred.await(token) : ""
+        return Harness.of({ url: address.url, endpoint: `${address.url}/mcp`, port: address.port, home: home.dir, token: created, signals })
+      })
+    ).pipe(Layer.provide(daemon))
+  }))
+
+/** A daemon with the test catalogue in a fresh temporary home. */
+export const layer = (overrides: Partial<Settings.ServeSettings> = {}) => layerIn(overrides).pipe(Layer.provideMerge(TestHome.layer))
+
+/** A fresh deferred for the next `slow` call. */
+export const armSlow = Effect.gen(function*() {
+  const { signals } = yield* Harness
+  const started = yield* Deferred.make<string | number>()
+  yield* Ref.set(signals.slowStarted, started)
+  return started
+})
+
+// ===== Requests =====
+
+export const MODERN = "2026-07-28"
+
+export const modernMeta = (extra: Record<string, unknown> = {}) => ({
+  "io.modelcontextprotocol/protocolVersion": MODERN,
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "endpoint-test", version: "1.0.0" },
+  ...extra
+})
+
+/** A modern request body. */
+export const modern = (method: string, params: Record<string, unknown> = {}, id: string | number = 1, meta: Record<string, unknown> = {}) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  params: { ...params, _meta: modernMeta(meta) }
+})
+
+/** The headers a modern request must carry. */
+export const modernHeaders = (method: string, name?: string): Record<string, string> => ({
+  "content-type": "application/json",
+  "mcp-protocol-version": MODERN,
+  "mcp-method": method,
+  ...(name === undefined ? {} : { "mcp-name": name })
+})
+
+export interface Reply {
+  readonly status: number
+  readonly headers: Headers
+  readonly text: string
+  /** The parsed body (JSON) or, for an event stream, the messages of its frames. */
+  readonly json: any
+  readonly frames: ReadonlyArray<any>
+}
+
+/** Parses SSE frames: `data:` lines per frame; comments are skipped. */
+export const parseFrames = (text: string): Array<any> =>
+  text.split("\n\n").filter((frame) => frame.trim().length > 0 && !frame.startsWith(":")).map((frame) => {
+    const lines = frame.split("\n")
+    if (lines.some((line) => line.startsWith("event:"))) throw new Error(`unexpected event name in ${frame}`)
+    return JSON.parse(lines.filter((line) => line.startsWith("data: ")).map((line) => line.slice(6)).join("\n"))
+  })
+
+/** POSTs (or another method) to a URL and reads the whole answer. */
+export const send = (
+  url: string,
+  options: { method?: string; body?: unknown; raw?: string; headers?: Record<string, string> } = {}
+): Effect.Effect<Reply> =>
+  Effect.promise(async (signal) => {
+    const response = await fetch(url, {
+      method: options.method ?? "POST",
+      headers: options.headers ?? {},
+      signal,
+      ...(options.raw !== undefined ? { body: options.raw } : options.body !== undefined ? { body: JSON.stringify(options.body) } : {})
+    })
+    const text = await response.text()
+    const isStream = (response.headers.get("content-type") ?? "").startsWith("text/event-stream")
+    const frames = isStream ? parseFrames(text) : []
+    let json: unknown = undefined
+    if (!isStream && text.length > 0 && (response.headers.get("content-type") ?? "").includes("json")) json = JSON.parse(text)
+    return { status: response.status, headers: response.headers, text, json, frames }
+  })
+
+/** POSTs a modern request with its headers and the harness token. */
+export const postModern = (
+  method: string,
+  params: Record<string, unknown> = {},
+  options: { id?: string | number; meta?: Record<string, unknown>; headers?: Record<string, string>; name?: string; token?: string } = {}
+) =>
+  Effect.flatMap(Harness, (harness) =>
+    send(harness.endpoint, {
+      body: modern(method, params, options.id ?? 1, options.meta ?? {}),
+      headers: {
+        ...modernHeaders(method, options.name ?? (typeof params.name === "string" ? params.name : typeof params.uri === "string" ? params.uri : undefined)),
+        ...bearer(options.token ?? harness.token),
+        ...options.headers
+      }
+    }))
+
+export const bearer = (token: string): Record<string, string> => token === "" ? {} : { authorization: `Bearer ${token}` }
+
+/** POSTs any body with the harness token. */
+export const postRaw = (body: string, headers: Record<string, string> = {}) =>
+  Effect.flatMap(Harness, (harness) =>
+    send(harness.endpoint, { raw: body, headers: { "content-type": "application/json", ...bearer(harness.token), ...headers } }))
+
+/** Starts a legacy session; returns its id. */
+export const initializeLegacy = (options: { token?: string; version?: string } = {}) =>
+  Effect.gen(function*() {
+    const harness = yield* Harness
+    const reply = yield* send(harness.endpoint, {
+      body: {
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: options.version ?? "2025-11-25", capabilities: {}, clientInfo: { name: "legacy-test", version: "1" } }
+      },
+      headers: { "content-type": "application/json", ...bearer(options.token ?? harness.token) }
+    })
+    return { reply, sessionId: reply.headers.get("mcp-session-id") ?? "" }
+  })
+
+/** POSTs a legacy request in a session. */
+export const postLegacy = (
+  sessionId: string,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: { id?: string | number; token?: string; headers?: Record<string, string> } = {}
+) =>
+  Effect.flatMap(Harness, (harness) =>
+    send(harness.endpoint, {
+      body: { jsonrpc: "2.0", id: options.id ?? 1, method, params },
+      headers: {
+        "content-type": "application/json",
+        "mcp-session-id": sessionId,
+        "mcp-protocol-version": "2025-11-25",
+        ...bearer(options.token ?? harness.token),
+        ...options.headers
+      }
+    }))
+
+// ===== The official JSON Schemas =====
+
+const referenceDir = NodePath.resolve(import.meta.dirname, "../../../../shared/reference/mcp")
+const loadSchema = (file: string) => JSON.parse(NodeFs.readFileSync(NodePath.join(referenceDir, file), "utf8"))
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object.
+type AddFormats = (ajv: Ajv | Ajv2020) => unknown
+const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default ??
+  (addFormatsModule as unknown as AddFormats)
+const ajv2020 = new Ajv2020({ strict: false, allErrors: true })
+const ajv07 = new Ajv({ strict: false, allErrors: true })
+addFormats(ajv2020)
+addFormats(ajv07)
+for (const ajv of [ajv2020, ajv07]) ajv.addFormat("byte", /^[A-Za-z0-9+/]*={0,2}$/)
+const schemaModern = loadSchema("schema-2026-07-28.json")
+const schema1125 = loadSchema("schema-2025-11-25.json")
+const schema0618 = loadSchema("schema-2025-06-18.json")
+ajv2020.addSchema(schemaModern, "modern")
+ajv2020.addSchema(schema1125, "2025-11-25")
+ajv07.addSchema(schema0618, "2025-06-18")
+
+export type Era = "2026-07-28" | "2025-11-25" | "2025-06-18"
+
+const compiled = new Map<string, (data: unknown) => boolean>()
+const validator = (era: Era, def: string) => {
+  const key = `${era}#${def}`
+  let validate = compiled.get(key)
+  if (validate === undefined) {
+    const id = era === MODERN ? "modern" : era
+    const ajv = era === "2025-06-18" ? ajv07 : ajv2020
+    const section = era === "2025-06-18" ? "definitions" : "$defs"
+    const fn = ajv.getSchema(`${id}#/${section}/${def}`)
+    if (fn === undefined) throw new Error(`no ${def} in ${era}`)
+    validate = (data) => {
+      const ok = fn(data) as boolean
+      if (!ok) throw new Error(`${def} (${era}) invalid: ${ajv.errorsText(fn.errors)}\n${JSON.stringify(data).slice(0, 2000)}`)
+      return ok
+    }
+    compiled.set(key, validate)
+  }
+  return validate
+}
+
+/**
+ * Validates a server message against its era's schema: a JSON-RPC message always, and the named
+ * result definition when given. An error whose id is `null` (decision 5: echoed even when unreadable)
+ * is validated without it, since the official schema only allows omitting it.
+ */
+export const validateMessage = (era: Era, message: any, resultDef?: string): void => {
+  const normalized = message !== null && typeof message === "object" && "error" in message && message.id === null
+    ? (({ id: _id, ...rest }) => rest)(message)
+    : message
+  if (era === "2025-06-18" && normalized.error !== undefined && normalized.id === undefined) {
+    validator(era, "JSONRPCMessage")({ ...normalized, id: 0 })
+  } else {
+    validator(era, "JSONRPCMessage")(normalized)
+  }
+  if (resultDef !== undefined) validator(era, resultDef)(message.result)
+}
+
+/** Validates a named definition directly (notifications, results). */
+export const validateDef = (era: Era, def: string, value: unknown): void => {
+  validator(era, def)(value)
+}
+
+/** The upstream example of a definition. */
+export const example = (def: string): any => {
+  const dir = NodePath.join(referenceDir, "examples-2026-07-28", def)
+  const file = NodeFs.readdirSync(dir)[0]!
+  return JSON.parse(NodeFs.readFileSync(NodePath.join(dir, file), "utf8"))
+}
