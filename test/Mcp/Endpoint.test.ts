@@ -49,7 +49,7 @@ const expectError = (reply: { status: number; json: any }, status: number, code:
 }
 
 describe("Endpoint", () => {
-  layer(harnessLayer())("transport rules", (it) => {
+  layer(harnessLayer(), { excludeTestServices: true })("transport rules", (it) => {
     it.effect("GET /mcp and DELETE /mcp: 405 with Allow: POST, OPTIONS", () =>
       Effect.gen(function*() {
         const { endpoint } = yield* Harness
@@ -177,7 +177,7 @@ describe("Endpoint", () => {
       }))
   })
 
-  layer(harnessLayer())("error table", (it) => {
+  layer(harnessLayer(), { excludeTestServices: true })("error table", (it) => {
     it.effect("-32700 (400): the body is not JSON; id null", () =>
       Effect.gen(function*() {
         for (const body of ["", "{", "not json", "{\"jsonrpc\":\"2.0\",\"id\":1,"]) {
@@ -232,7 +232,7 @@ describe("Endpoint", () => {
       }))
   })
 
-  layer(harnessLayer())("eras", (it) => {
+  layer(harnessLayer(), { excludeTestServices: true })("eras", (it) => {
     it.effect("modern: _meta protocol version missing or empty gives -32602", () =>
       Effect.gen(function*() {
         const { endpoint, token } = yield* Harness
@@ -293,7 +293,7 @@ describe("Endpoint", () => {
       }))
   })
 
-  layer(harnessLayer())("discovery and results", (it) => {
+  layer(harnessLayer(), { excludeTestServices: true })("discovery and results", (it) => {
     it.effect("server/discover: live supportedVersions, capabilities table, instructions, cache hints, serverInfo", () =>
       Effect.gen(function*() {
         const reply = yield* postModern("server/discover")
