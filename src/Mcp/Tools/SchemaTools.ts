@@ -1,0 +1,234 @@
+/**
+ * `list_tables`, `describe_table` and `search_schema`: the schema as a model needs it before it
+ * writes a filter or a query.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import type { Collection, Property } from "../../Driver/CollectionSchema.ts"
+import { type ToolEnv, open } from "./ConnectionGate.ts"
+import { ConnectionId, Table } from "./Parameters.ts"
+import * as TextTable from "./TextTable.ts"
+import * as ToolDefinition from "./ToolDefinition.ts"
+
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const
+
+const TableSummary = Schema.Struct({
+  name: Schema.String,
+  description: Schema.optional(Schema.String),
+  vectorizer: Schema.optional(Schema.String),
+  multiTenancy: Schema.Boolean,
+  properties: Schema.Number,
+  count: Schema.optional(Schema.NullOr(Schema.Number))
+})
+
+/** @category tools */
+export const listTables = (env: ToolEnv) =>
+  ToolDefinition.make({
+    name: "list_tables",
+    title: "List tables",
+    description: "Lists the collections (tables) of a connection with their vectorizer, multi-tenancy and number of " +
+      "properties. With include_counts the row count of each collection is added (null for multi-tenant collections, " +
+      "which are counted per tenant with count_rows).",
+    input: Schema.Struct({
+      connection_id: ConnectionId,
+      include_counts: Schema.optional(Schema.Boolean.annotations({ description: "Also count the rows of each collection (slower)." }))
+    }),
+    output: Schema.Struct({ connection_id: Schema.String, tables: Schema.Array(TableSummary) }),
+    annotations: READ,
+    run: (input, raw) =>
+      Effect.gen(function*() {
+        const connection = yield* open(env, { tool: "list_tables", arguments: raw }, input.connection_id, "read")
+        const collections = yield* env.driver.listCollections(connection.id)
+        const tables = yield* Effect.forEach(collections, (c) =>
+          Effect.gen(function*() {
+            const count = input.include_counts !== true
+              ? undefined
+              : c.multiTenancy
+              ? null
+              : yield* env.driver.count(connection.id, c.name)
+            return {
+              name: c.name,
+              ...(c.description !== undefined ? { description: c.description } : {}),
+              ...(c.vectorizer !== undefined ? { vectorizer: c.vectorizer } : {}),
+              multiTenancy: c.multiTenancy,
+              properties: c.properties.length,
+              ...(count !== undefined ? { count } : {})
+            }
+          }))
+        const columns = ["name", "vectorizer", "multiTenancy", "properties", ...(input.include_counts === true ? ["count"] : []), "description"]
+        const text = tables.length === 0 ? `${connection.name} has no collections.` : TextTable.render(columns, tables)
+        return ToolDefinition.ok({ connection_id: connection.id, tables }, text)
+      })
+  })
+
+const ColumnDescription = Schema.Struct({
+  name: Schema.String,
+  kind: Schema.Literal("uuid", "property", "vector"),
+  dataType: Schema.String,
+  readOnly: Schema.Boolean,
+  primaryKey: Schema.Boolean,
+  operators: Schema.Array(Schema.String),
+  description: Schema.optional(Schema.String),
+  tokenization: Schema.optional(Schema.String),
+  indexFilterable: Schema.optional(Schema.Boolean),
+  indexSearchable: Schema.optional(Schema.Boolean),
+  indexRangeFilters: Schema.optional(Schema.Boolean),
+  nestedProperties: Schema.optional(Schema.Array(Schema.String))
+})
+
+const TableDescription = Schema.Struct({
+  connection_id: Schema.String,
+  name: Schema.String,
+  description: Schema.optional(Schema.String),
+  vectorizer: Schema.String,
+  namedVectors: Schema.Array(Schema.String),
+  multiTenancy: Schema.Boolean,
+  tenants: Schema.optional(Schema.Array(Schema.String)),
+  indexes: Schema.Struct({ nullState: Schema.Boolean, propertyLength: Schema.Boolean, timestamps: Schema.Boolean }),
+  columns: Schema.Array(ColumnDescription),
+  crossReferences: Schema.Array(Schema.Struct({ property: Schema.String, targets: Schema.Array(Schema.String) }))
+})
+
+const nestedNames = (p: Property): ReadonlyArray<string> =>
+  (p.nestedProperties ?? []).flatMap((n) => [`${p.name}.${n.name}`, ...nestedNames({ ...n, name: `${p.name}.${n.name}` })])
+
+/** @category tools */
+export const describeTable = (env: ToolEnv) =>
+  ToolDefinition.make({
+    name: "describe_table",
+    title: "Describe a table",
+    description: "Describes one collection before you filter, search or write it: every column (uuid, properties with " +
+      "their data types, vector), the filter operators each column accepts, index flags, the vectorizer (near_text needs " +
+      "one), multi-tenancy with its tenants, and cross-references to other collections.",
+    input: Schema.Struct({ connection_id: ConnectionId, table: Table }),
+    output: TableDescription,
+    annotations: READ,
+    run: (input, raw) =>
+      Effect.gen(function*() {
+        const connection = yield* open(env, { tool: "describe_table", arguments: raw }, input.connection_id, "read")
+        const description = yield* env.driver.describe(connection.id, input.table)
+        const c: Collection = description.collection
+        const tenants = c.multiTenancy ? yield* tenantsOf(env, connection.id, c.name) : undefined
+        const columns = description.columns.map((column) => {
+          const p = column.property
+          return {
+            name: column.name,
+            kind: column.kind,
+            dataType: column.dataType,
+            readOnly: column.readOnly,
+            primaryKey: column.primaryKey,
+            operators: column.operators,
+            ...(p?.description !== undefined ? { description: p.description } : {}),
+            ...(p?.tokenization !== undefined ? { tokenization: p.tokenization } : {}),
+            ...(p !== undefined
+              ? { indexFilterable: p.indexFilterable, indexSearchable: p.indexSearchable, indexRangeFilters: p.indexRangeFilters }
+              : {}),
+            ...(p?.nestedProperties !== undefined ? { nestedProperties: nestedNames(p) } : {})
+          }
+        })
+        const crossReferences = c.properties
+          .filter((p) => p.baseType === "reference")
+          .map((p) => ({ property: p.name, targets: p.dataType }))
+        const result = {
+          connection_id: connection.id,
+          name: c.name,
+          ...(c.description !== undefined ? { description: c.description } : {}),
+          vectorizer: c.vectorizer ?? "none",
+          namedVectors: c.namedVectors,
+          multiTenancy: c.multiTenancy,
+          ...(tenants !== undefined ? { tenants } : {}),
+          indexes: { nullState: c.indexNullState, propertyLength: c.indexPropertyLength, timestamps: c.indexTimestamps },
+          columns,
+          crossReferences
+        }
+        const text = [
+          `${c.name}${c.description !== undefined ? ` — ${c.description}` : ""}`,
+          `vectorizer: ${result.vectorizer}; multi-tenancy: ${c.multiTenancy ? `on (tenants: ${(tenants ?? []).join(", ") || "none"})` : "off"}; ` +
+          `indexNullState: ${c.indexNullState}; indexPropertyLength: ${c.indexPropertyLength}; indexTimestamps: ${c.indexTimestamps}`,
+          TextTable.render(
+            ["name", "dataType", "filterable", "operators"],
+            columns.map((col) => ({
+              name: col.name,
+              dataType: col.dataType,
+              filterable: col.indexFilterable ?? (col.kind === "uuid"),
+              operators: col.operators.join(", ")
+            }))
+          ),
+          ...(crossReferences.length > 0
+            ? [`cross-references: ${crossReferences.map((r) => `${r.property} → ${r.targets.join(", ")}`).join("; ")}`]
+            : [])
+        ].join("\n")
+        return ToolDefinition.ok(result, text)
+      })
+  })
+
+const tenantsOf = (env: ToolEnv, connectionId: string, table: string) =>
+  Effect.gen(function*() {
+    const http = yield* env.driver.http(connectionId)
+    const response = yield* http.requestOk({ method: "GET", path: `/v1/schema/${encodeURIComponent(table)}/tenants` })
+    const list = Array.isArray(response.json) ? response.json : []
+    return list
+      .map((t) => (typeof t === "object" && t !== null ? (t as { name?: unknown }).name : undefined))
+      .filter((name): name is string => typeof name === "string")
+  })
+
+/**
+ * A name pattern: case-insensitive, `*` and `?` wildcards; without wildcards it matches anywhere in
+ * the name.
+ *
+ * @category combinators
+ */
+export const namePattern = (pattern: string): RegExp => {
+  const escaped = pattern.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, ".*").replace(/\?/g, ".")
+  return /[*?]/.test(pattern) ? new RegExp(`^${escaped}$`, "i") : new RegExp(escaped, "i")
+}
+
+const flatten = (
+  properties: ReadonlyArray<Property>,
+  prefix: string
+): ReadonlyArray<{ path: string; leaf: string; dataType: string }> =>
+  properties.flatMap((p) => [
+    { path: `${prefix}${p.name}`, leaf: p.name, dataType: p.dataType.join(",") },
+    ...flatten(p.nestedProperties ?? [], `${prefix}${p.name}.`)
+  ])
+
+/** @category tools */
+export const searchSchema = (env: ToolEnv) =>
+  ToolDefinition.make({
+    name: "search_schema",
+    title: "Search the schema",
+    description: "Finds collections and properties whose names match a pattern: a case-insensitive substring " +
+      "(\"price\"), or a wildcard pattern with * and ? matched against the whole name (\"*Id\").",
+    input: Schema.Struct({
+      connection_id: ConnectionId,
+      pattern: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "Substring or wildcard pattern (* and ?)." })
+    }),
+    output: Schema.Struct({
+      pattern: Schema.String,
+      matches: Schema.Array(Schema.Struct({
+        collection: Schema.String,
+        property: Schema.optional(Schema.String),
+        dataType: Schema.optional(Schema.String)
+      }))
+    }),
+    annotations: READ,
+    run: (input, raw) =>
+      Effect.gen(function*() {
+        const connection = yield* open(env, { tool: "search_schema", arguments: raw }, input.connection_id, "read")
+        const collections = yield* env.driver.listCollections(connection.id)
+        const regex = namePattern(input.pattern)
+        const matches: Array<{ collection: string; property?: string; dataType?: string }> = []
+        for (const c of collections) {
+          if (regex.test(c.name)) matches.push({ collection: c.name })
+          for (const p of flatten(c.properties, "")) {
+            if (regex.test(p.leaf)) matches.push({ collection: c.name, property: p.path, dataType: p.dataType })
+          }
+        }
+        const text = matches.length === 0
+          ? `Nothing matches ${JSON.stringify(input.pattern)}.`
+          : TextTable.render(["collection", "property", "dataType"], matches)
+        return ToolDefinition.ok({ pattern: input.pattern, matches }, text)
+      })
+  })

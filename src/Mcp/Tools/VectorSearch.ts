@@ -1,0 +1,127 @@
+/**
+ * `vector_search`: a GraphQL `Get` with `nearText`, `nearVector`, `hybrid` or `bm25`, plus `where`
+ * from the filters, built here and sent through the driver's GraphQL path (so it is validated as a
+ * read-only query and mapped to a grid like any other). Every value reaches the query as a GraphQL
+ * literal printed by the filter builder's escaping, so no argument can change the query's shape.
+ * Whatever the database refuses (e.g. `nearText` on a collection without a text vectorizer) comes
+ * back as `query_failed` with the database's own message.
+ *
+ * `properties` restricts the keyword side (bm25, hybrid) to those properties, as Weaviate's own
+ * argument of that name does; results always carry every property.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as FilterBuilder from "../../Driver/FilterBuilder.ts"
+import * as Grid from "../../Driver/Grid.ts"
+import { type ToolEnv, open } from "./ConnectionGate.ts"
+import { ConnectionId, Filters, intBetween, Row, Table, Tenant, toDriverFilters } from "./Parameters.ts"
+import * as TextTable from "./TextTable.ts"
+import * as ToolDefinition from "./ToolDefinition.ts"
+import * as ToolError from "./ToolError.ts"
+
+const Mode = Schema.Literal("near_text", "near_vector", "hybrid", "bm25")
+type Mode = typeof Mode.Type
+
+const Input = Schema.Struct({
+  connection_id: ConnectionId,
+  table: Table,
+  mode: Mode.annotations({
+    description: "near_text: semantic search by text (needs a text vectorizer on the collection); near_vector: by a " +
+      "vector; hybrid: keyword + vector fused by alpha; bm25: keyword only."
+  }),
+  query: Schema.optional(Schema.String.pipe(Schema.minLength(1)).annotations({
+    description: "The search text (near_text, hybrid, bm25)."
+  })),
+  vector: Schema.optional(Schema.NonEmptyArray(Schema.Finite).annotations({
+    description: "The query vector (near_vector; optional for hybrid on collections without a vectorizer)."
+  })),
+  alpha: Schema.optional(Schema.Number.pipe(Schema.between(0, 1)).annotations({
+    description: "hybrid only: 0 = pure keyword, 1 = pure vector (Weaviate's default 0.75)."
+  })),
+  filters: Schema.optional(Filters),
+  limit: Schema.optional(intBetween(1, 100).annotations({ description: "Results to return, 1 to 100 (default 10)." })),
+  properties: Schema.optional(Schema.Array(Schema.String).annotations({
+    description: "bm25 and hybrid: search only these properties (e.g. [\"title\", \"body\"]; \"title^2\" boosts)."
+  })),
+  tenant: Schema.optional(Tenant)
+})
+
+const list = (values: ReadonlyArray<string | number>) =>
+  `[${values.map((v) => (typeof v === "string" ? FilterBuilder.graphqlString(v) : String(v))).join(", ")}]`
+
+const needs = (mode: Mode, input: typeof Input.Type): string | undefined =>
+  mode === "near_vector"
+    ? input.vector === undefined ? "near_vector needs vector" : undefined
+    : input.query === undefined
+    ? `${mode} needs query`
+    : mode !== "hybrid" && input.alpha !== undefined
+    ? "alpha applies to hybrid only"
+    : undefined
+
+/** The search argument of `Get`. @category graphql */
+export const searchArgument = (input: typeof Input.Type): string => {
+  const query = FilterBuilder.graphqlString(input.query ?? "")
+  const properties = input.properties !== undefined && input.properties.length > 0 ? `, properties: ${list(input.properties)}` : ""
+  switch (input.mode) {
+    case "near_text":
+      return `nearText: {concepts: [${query}]}`
+    case "near_vector":
+      return `nearVector: {vector: ${list(input.vector ?? [])}}`
+    case "hybrid":
+      return `hybrid: {query: ${query}${input.alpha !== undefined ? `, alpha: ${input.alpha}` : ""}${
+        input.vector !== undefined ? `, vector: ${list(input.vector)}` : ""
+      }${properties}}`
+    case "bm25":
+      return `bm25: {query: ${query}${properties}}`
+  }
+}
+
+/** @category tools */
+export const vectorSearch = (env: ToolEnv) =>
+  ToolDefinition.make({
+    name: "vector_search",
+    title: "Vector search",
+    description: "Searches a collection by meaning or keywords: near_text (text, needs a vectorizer — describe_table " +
+      "shows it), near_vector (a vector), hybrid (text + vector, weighted by alpha) or bm25 (keywords). Optional filters " +
+      "narrow the candidates. Results come best first with their distance (near_*) or score (hybrid, bm25).",
+    input: Input,
+    output: Schema.Struct({
+      table: Schema.String,
+      mode: Mode,
+      query: Schema.String,
+      columns: Schema.Array(Schema.String),
+      rows: Schema.Array(Row)
+    }),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    unmirrored: ["query"],
+    run: (input, raw) =>
+      Effect.gen(function*() {
+        const missing = needs(input.mode, input)
+        if (missing !== undefined) return yield* ToolError.fail("invalid_argument", missing)
+        const connection = yield* open(env, { tool: "vector_search", arguments: raw }, input.connection_id, "read")
+        const { collection } = yield* env.driver.describe(connection.id, input.table)
+        const where = yield* FilterBuilder.buildWhere(collection, toDriverFilters(input.filters))
+        const measure = input.mode === "near_text" || input.mode === "near_vector" ? "distance" : "score"
+        const selection = Grid.selection(collection).replace(/_additional \{ id vector \}$/, `_additional { id ${measure} }`)
+        const args = [
+          searchArgument(input),
+          ...(where !== undefined ? [`where: ${FilterBuilder.printWhere(where)}`] : []),
+          `limit: ${input.limit ?? 10}`,
+          ...(input.tenant !== undefined ? [`tenant: ${FilterBuilder.graphqlString(input.tenant)}`] : [])
+        ]
+        const query = `{ Get { ${collection.name}(${args.join(", ")}) { ${selection} } } }`
+        const result = yield* env.driver.graphql(connection.id, query)
+        if (result.errors.length > 0) {
+          return yield* ToolError.fail("query_failed", result.errors.map((e) => e.message).join("; "))
+        }
+        const table = result.kind === "grid" ? result.tables[0] : undefined
+        const columns = table?.columns ?? []
+        const rows = table?.rows ?? []
+        return ToolDefinition.ok(
+          { table: collection.name, mode: input.mode, query, columns, rows },
+          `${TextTable.render(columns, rows)}\n${rows.length} results (${input.mode})`
+        )
+      })
+  })
