@@ -1,0 +1,227 @@
+/**
+ * Streaming: a request with `_meta.progressToken` is answered as `text/event-stream` (frames without
+ * event names, progress in order, non-advancing values dropped, the response last);
+ * `subscriptions/listen` acknowledges first, tags every message with the subscription id, sends only
+ * what was asked for; shutdown answers in-flight calls 503 -33000 and ends subscriptions with their
+ * result.
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Scope from "effect/Scope"
+import {
+  armSlow,
+  Harness,
+  layer as harnessLayer,
+  MODERN,
+  modern,
+  modernHeaders,
+  parseFrames,
+  postModern,
+  validateDef,
+  validateMessage
+} from "./support/EndpointHarness.ts"
+
+const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+
+/** An open event stream read frame by frame. */
+const openStream = (endpoint: string, token: string, body: unknown, method: string) =>
+  Effect.acquireRelease(
+    Effect.promise(async () => {
+      const controller = new AbortController()
+      const response = await fetch(endpoint, {
+        method: "POST",
+        headers: { ...modernHeaders(method), authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+        signal: controller.signal
+      })
+      const reader = response.body!.getReader()
+      const decoder = new TextDecoder()
+      let buffer = ""
+      const frames: Array<any> = []
+      /** The next frame (comments skipped), or `undefined` after `ms` without one or at the end. */
+      const next = async (ms = 2000): Promise<any> => {
+        const deadline = Date.now() + ms
+        while (frames.length === 0) {
+          const cut = buffer.indexOf("\n\n")
+          if (cut !== -1) {
+            const chunk = buffer.slice(0, cut + 2)
+            buffer = buffer.slice(cut + 2)
+            frames.push(...parseFrames(chunk))
+            continue
+          }
+          const left = deadline - Date.now()
+          if (left <= 0) return undefined
+          const read = await Promise.race([
+            reader.read(),
+            new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), left))
+          ])
+          if (read === "timeout") return undefined
+          if (read.done) return undefined
+          buffer += decoder.decode(read.value, { stream: true })
+        }
+        return frames.shift()
+      }
+      return { response, next, close: () => controller.abort() }
+    }),
+    (stream) => Effect.sync(() => stream.close())
+  )
+
+describe("Endpoint streaming", () => {
+  layer(harnessLayer(), { excludeTestServices: true })("progress", (it) => {
+    it.effect("a progressToken turns the answer into text/event-stream: progress in order, non-advancing dropped, the response last", () =>
+      Effect.gen(function*() {
+        const reply = yield* postModern("tools/call", { name: "progress", arguments: {} }, { meta: { progressToken: "p-1" }, id: "call-1" })
+        assert.strictEqual(reply.status, 200)
+        assert.match(reply.headers.get("content-type") ?? "", /^text\/event-stream/)
+        assert.notInclude(reply.text, "event:")
+        const frames = reply.frames
+        assert.strictEqual(frames.length, 4)
+        const progress = frames.slice(0, 3)
+        assert.deepStrictEqual(progress.map((f) => f.params.progress), [0, 0.3, 1])
+        assert.deepStrictEqual(progress.map((f) => f.params.message), ["started", "running", "done"])
+        for (const frame of progress) {
+          assert.strictEqual(frame.method, "notifications/progress")
+          assert.strictEqual(frame.params.progressToken, "p-1")
+          assert.strictEqual(frame.params.total, 1)
+          validateMessage(MODERN, frame)
+          validateDef(MODERN, "ProgressNotification", frame)
+        }
+        const last = frames[3]
+        assert.strictEqual(last.id, "call-1")
+        validateMessage(MODERN, last, "CallToolResult")
+        assert.strictEqual(last.result.content[0].text, "finished")
+      }))
+
+    it.effect("an integer progress token is echoed; an error is the last frame of the stream", () =>
+      Effect.gen(function*() {
+        const ok = yield* postModern("tools/call", { name: "progress", arguments: {} }, { meta: { progressToken: 0 } })
+        assert.strictEqual(ok.frames[0].params.progressToken, 0)
+        const failed = yield* postModern("tools/call", { name: "fails", arguments: {} }, { meta: { progressToken: "p" } })
+        assert.match(failed.headers.get("content-type") ?? "", /^text\/event-stream/)
+        assert.strictEqual(failed.frames.length, 1)
+        assert.strictEqual(failed.frames[0].error.code, -32602)
+        validateMessage(MODERN, failed.frames[0])
+      }))
+
+    it.effect("errors found before the call runs are plain JSON with their status", () =>
+      Effect.gen(function*() {
+        const reply = yield* postModern("tools/call", { name: "nope", arguments: {} }, { meta: { progressToken: "p" } })
+        assert.strictEqual(reply.status, 400)
+        assert.strictEqual(reply.json.error.code, -32602)
+      }))
+
+    it.effect("a list method with a progressToken streams its response alone", () =>
+      Effect.gen(function*() {
+        const reply = yield* postModern("prompts/list", {}, { meta: { progressToken: "p" } })
+        assert.strictEqual(reply.frames.length, 1)
+        validateMessage(MODERN, reply.frames[0], "ListPromptsResult")
+      }))
+  })
+
+  layer(harnessLayer(), { excludeTestServices: true })("subscriptions/listen", (it) => {
+    it.scoped("acknowledgement first, the subscription id on every message, only the types asked for", () =>
+      Effect.gen(function*() {
+        const { endpoint, signals, token } = yield* Harness
+        const request = modern("subscriptions/listen", {
+          notifications: { resourcesListChanged: true, resourceSubscriptions: ["test://items/2"], toolsListChanged: true }
+        }, "listen-1")
+        validateDef(MODERN, "SubscriptionsListenRequest", request)
+        const stream = yield* openStream(endpoint, token, request, "subscriptions/listen")
+        assert.match(stream.response.headers.get("content-type") ?? "", /^text\/event-stream/)
+        const ack = yield* Effect.promise(() => stream.next())
+        validateMessage(MODERN, ack)
+        validateDef(MODERN, "SubscriptionsAcknowledgedNotification", ack)
+        assert.strictEqual(ack.method, "notifications/subscriptions/acknowledged")
+        assert.strictEqual(ack.params._meta[SUBSCRIPTION_ID], "listen-1")
+        assert.deepStrictEqual(ack.params.notifications, { resourcesListChanged: true, resourceSubscriptions: ["test://items/2"] })
+
+        // The catalogue's streams are subscribed just after the acknowledgement: publish until seen (bounded).
+        const waitFor = (method: string, publish: Effect.Effect<unknown>) =>
+          Effect.gen(function*() {
+            for (let attempt = 0; attempt < 40; attempt++) {
+              yield* publish
+              const frame = yield* Effect.promise(() => stream.next(100))
+              if (frame !== undefined) return frame
+            }
+            return yield* Effect.dieMessage(`no ${method}`)
+          })
+        const listChanged = yield* waitFor("list_changed", PubSub.publish(signals.listChanged, undefined))
+        assert.strictEqual(listChanged.method, "notifications/resources/list_changed")
+        assert.strictEqual(listChanged.params._meta[SUBSCRIPTION_ID], "listen-1")
+        validateDef(MODERN, "ResourceListChangedNotification", listChanged)
+        const updated = yield* waitFor("updated", Effect.zipRight(PubSub.publish(signals.updated, "test://items/9"), PubSub.publish(signals.updated, "test://items/2")))
+        assert.strictEqual(updated.method, "notifications/resources/updated")
+        assert.strictEqual(updated.params.uri, "test://items/2")
+        assert.strictEqual(updated.params._meta[SUBSCRIPTION_ID], "listen-1")
+        validateDef(MODERN, "ResourceUpdatedNotification", updated)
+        // Nothing was sent for the URI nobody subscribed to.
+        const more = yield* Effect.promise(() => stream.next(200))
+        if (more !== undefined) assert.strictEqual(more.params.uri, "test://items/2")
+      }))
+
+    it.scoped("nothing but the acknowledgement when nothing is asked for", () =>
+      Effect.gen(function*() {
+        const { endpoint, signals, token } = yield* Harness
+        const stream = yield* openStream(endpoint, token, modern("subscriptions/listen", { notifications: {} }, 2), "subscriptions/listen")
+        const ack = yield* Effect.promise(() => stream.next())
+        assert.deepStrictEqual(ack.params.notifications, {})
+        yield* PubSub.publish(signals.listChanged, undefined)
+        assert.isUndefined(yield* Effect.promise(() => stream.next(300)))
+      }))
+
+    it.scoped("a URI that cannot be watched ends the subscription with its error", () =>
+      Effect.gen(function*() {
+        const { endpoint, token } = yield* Harness
+        const stream = yield* openStream(endpoint, token, modern("subscriptions/listen", { notifications: { resourceSubscriptions: ["test://nope"] } }, 3), "subscriptions/listen")
+        yield* Effect.promise(() => stream.next())
+        const end = yield* Effect.promise(() => stream.next())
+        assert.strictEqual(end.id, 3)
+        assert.strictEqual(end.error.code, -32602)
+        validateMessage(MODERN, end)
+      }))
+
+    it.effect("subscriptions/listen without notifications: -32602", () =>
+      Effect.gen(function*() {
+        const reply = yield* postModern("subscriptions/listen", {})
+        assert.strictEqual(reply.status, 400)
+        assert.strictEqual(reply.json.error.code, -32602)
+      }))
+  })
+
+  it.live("shutdown: in-flight calls answered 503 -33000, subscriptions ended with their result", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(harnessLayer(), scope)
+      const harness = Context.get(context, Harness)
+      const run = <A, E>(effect: Effect.Effect<A, E, Harness>) => Effect.provide(effect, context)
+      const started = yield* run(armSlow)
+      const call = yield* Effect.fork(run(postModern("tools/call", { name: "slow", arguments: {} }, { id: "s" })))
+      yield* Deferred.await(started)
+      const listen = yield* Effect.fork(Effect.scoped(Effect.gen(function*() {
+        const stream = yield* openStream(harness.endpoint, harness.token, modern("subscriptions/listen", { notifications: { resourcesListChanged: true } }, "l"), "subscriptions/listen")
+        const frames = [yield* Effect.promise(() => stream.next())]
+        yield* Deferred.succeed(listening, undefined)
+        frames.push(yield* Effect.promise(() => stream.next(5000)))
+        return frames
+      })))
+      const listening = yield* Deferred.make<void>()
+      yield* Deferred.await(listening)
+      yield* Scope.close(scope, Exit.void)
+      const reply = yield* Fiber.join(call)
+      assert.strictEqual(reply.status, 503)
+      assert.strictEqual(reply.json.error.code, -33000)
+      assert.strictEqual(reply.json.id, "s")
+      validateMessage(MODERN, reply.json)
+      const [ack, end] = yield* Fiber.join(listen)
+      assert.strictEqual(ack.method, "notifications/subscriptions/acknowledged")
+      assert.strictEqual(end.id, "l")
+      validateMessage(MODERN, end, "SubscriptionsListenResult")
+      assert.strictEqual(end.result._meta[SUBSCRIPTION_ID], "l")
+    }))
+})
