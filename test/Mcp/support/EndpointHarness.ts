@@ -76,7 +76,7 @@ export const catalogue = (signals: Signals): Layer.Layer<Daemon.CatalogueService
       }), {
       properties: {
         query: { type: "string", "x-mcp-header": "query" },
-        limit: { type: "number", "x-mcp-header": "limit" },
+        limit: { type: "integer", "x-mcp-header": "limit" },
         flag: { type: "boolean", "x-mcp-header": "flag" },
         filter: { type: "object", properties: { Region: { type: "string", "x-mcp-header": "Region" } } }
       }
