@@ -9,6 +9,8 @@ import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import * as TestContext from "effect/TestContext"
 import { expect } from "vitest"
 import { Dialog, type DialogRequest } from "../../src/Approval/Dialog.ts"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
@@ -49,6 +51,8 @@ export interface CallOptions {
   readonly requestState?: string
   readonly inputResponses?: Record<string, unknown>
   readonly progress?: Array<readonly [number, string]>
+  /** Runs the call under a TestClock set to this epoch time (e.g. to expire a requestState). */
+  readonly clockAt?: number
 }
 
 export type CallExit = Exit.Exit<Outcome<CallToolResult>, McpError>
@@ -120,11 +124,14 @@ export const makeHarness = async (
       inputResponses: Option.fromNullable(callOptions.inputResponses),
       progress: (progress, message) => Effect.sync(() => void callOptions.progress?.push([progress, message]))
     })
+    const run = tool.call(args).pipe(
+      Effect.provideService(RequestContext, context),
+      Effect.provideService(CurrentPrincipal, callOptions.principal ?? token("fullAccess"))
+    )
     return runtime.runPromiseExit(
-      tool.call(args).pipe(
-        Effect.provideService(RequestContext, context),
-        Effect.provideService(CurrentPrincipal, callOptions.principal ?? token("fullAccess"))
-      )
+      callOptions.clockAt === undefined
+        ? run
+        : Effect.zipRight(TestClock.setTime(callOptions.clockAt), run).pipe(Effect.provide(TestContext.TestContext))
     )
   }
   return {

@@ -25,8 +25,20 @@ const Operation = Schema.Literal("drop_table", "delete_all_rows", "delete_where"
 /** Most batch-delete calls one operation makes (each deletes up to the database's result limit). */
 const MAX_ROUNDS = 1000
 
-/** Matches every object: Weaviate's documented way to delete all objects of a collection. */
-const EVERY_OBJECT = { path: ["id"], operator: "Like", valueText: "*" }
+const NIL_UUID = "00000000-0000-0000-0000-000000000000"
+
+/**
+ * Matches every object. Batch deletes require a `where`; a tautology on the id is the one filter
+ * every collection accepts (no index flags needed), where a wildcard `Like` on the id is not matched
+ * the same way by every server.
+ */
+const EVERY_OBJECT = {
+  operator: "Or",
+  operands: [
+    { path: ["id"], operator: "Equal", valueText: NIL_UUID },
+    { path: ["id"], operator: "NotEqual", valueText: NIL_UUID }
+  ]
+}
 
 /** @category tools */
 export const confirmDestructiveOperation = (env: ToolEnv) =>
