@@ -71,6 +71,24 @@ const isScalarSchema = (schema: JsonObject): boolean =>
   (Array.isArray(schema.enum) && schema.enum.every((v) => ["string", "number", "boolean"].includes(typeof v)))
 
 /**
+ * Removes what Effect adds for its own bookkeeping: `$id` (the same `/schemas/unknown` on every
+ * `Unknown`, which validators reject as a duplicate) and generated `title`s (`minLength(1)`).
+ */
+const clean = (schema: unknown): void => {
+  if (typeof schema !== "object" || schema === null) return
+  const node = schema as JsonObject
+  delete node.$id
+  delete node.title
+  for (const key of ["items", "additionalProperties", "not"]) clean(node[key])
+  for (const key of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
+    if (Array.isArray(node[key])) for (const item of node[key] as Array<unknown>) clean(item)
+  }
+  for (const key of ["properties", "$defs"]) {
+    if (typeof node[key] === "object" && node[key] !== null) for (const child of Object.values(node[key] as JsonObject)) clean(child)
+  }
+}
+
+/**
  * The JSON Schema of a tool's input or output: JSON Schema 2020-12 keywords that draft-07 shares
  * (no `$ref`, no `$schema`, so validators of either draft accept it), with `x-mcp-header` on
  * mirrored scalar parameters.
@@ -80,6 +98,7 @@ const isScalarSchema = (schema: JsonObject): boolean =>
 export const jsonSchemaOf = (schema: Schema.Schema.Any, mirror: { readonly unmirrored: ReadonlyArray<string> } | undefined) => {
   const json = JSONSchema.make(schema, { target: "jsonSchema2020-12" }) as unknown as JsonObject
   delete json.$schema
+  clean(json)
   if (mirror !== undefined) {
     const properties = (json.properties ?? {}) as Record<string, JsonObject>
     for (const [name, property] of Object.entries(properties)) {
