@@ -18,13 +18,20 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { InFlight } from "../Cancellation/InFlight.ts"
+import { ConnectionStore } from "../Driver/ConnectionStore.ts"
+import { Driver } from "../Driver/Driver.ts"
 import { Authenticator } from "../Mcp/Authenticator.ts"
 import { BridgeToken } from "../Mcp/BridgeToken.ts"
 import * as Catalogue from "../Mcp/Catalogue.ts"
+import { CompletionsLive } from "../Mcp/Completions/Completions.ts"
 import * as Endpoint from "../Mcp/Endpoint.ts"
 import type * as HttpTransport from "../Mcp/HttpTransport.ts"
 import { LegacySessions } from "../Mcp/LegacySessions.ts"
+import { PromptsLive } from "../Mcp/Prompts/Prompts.ts"
 import { RateLimiter } from "../Mcp/RateLimiter.ts"
+import { ResourcesLive } from "../Mcp/Resources/Resources.ts"
+import * as ApprovalsLayer from "../Mcp/Tools/ApprovalsLayer.ts"
+import { ToolsLive } from "../Mcp/Tools/ToolsLive.ts"
 import { ensureDefaultToken, onRevocation, TokenStore } from "../Mcp/TokenStore.ts"
 import * as Handshake from "./Handshake.ts"
 import * as HandshakeToken from "./HandshakeToken.ts"
@@ -47,11 +54,19 @@ export type CatalogueServices = Catalogue.Tools | Catalogue.Resources | Catalogu
 export type CatalogueEnvironment = Home | DaemonSettings | InFlight | TokenStore
 
 /**
- * The catalogue `serve` serves. The catalogue layers replace `Catalogue.empty` here.
+ * The catalogue `serve` serves: tools, resources, prompts and completions over the driver, with one
+ * first-access memory, one approval flow (and one dialog, from `--approvals`) shared by everything
+ * that touches a connection.
  *
  * @category layers
  */
-export const defaultCatalogue: Layer.Layer<CatalogueServices, unknown, CatalogueEnvironment> = Catalogue.empty
+export const defaultCatalogue: Layer.Layer<CatalogueServices, unknown, CatalogueEnvironment> = Layer.unwrapEffect(
+  Effect.map(DaemonSettings, (settings) =>
+    Layer.mergeAll(ToolsLive, ResourcesLive, PromptsLive, CompletionsLive).pipe(
+      Layer.provide(ApprovalsLayer.layer(settings)),
+      Layer.provide(Driver.layer.pipe(Layer.provideMerge(ConnectionStore.layer)))
+    ))
+)
 
 /** The first-run token, shown once. @category models */
 export interface DefaultToken {
