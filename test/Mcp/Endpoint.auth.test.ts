@@ -38,7 +38,7 @@ const revokeToken = (id: string) =>
   Effect.flatMap(TokenStore, (store) => store.revoke(id)).pipe(Effect.provide(TokenStore.layerOneShot), Effect.orDie)
 
 /** Waits (bounded) until the running daemon has picked up the store's change. */
-const until = <A>(probe: Effect.Effect<A>, done: (a: A) => boolean) =>
+const until = <A, R>(probe: Effect.Effect<A, never, R>, done: (a: A) => boolean) =>
   Effect.gen(function*() {
     for (let attempt = 0; attempt < 100; attempt++) {
       const value = yield* probe
