@@ -274,7 +274,7 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
   let shuttingDown = false
   const isShuttingDown = () => shuttingDown
   const sockets = new Set<NodeNet.Socket>()
-  const busy = new WeakSet<NodeNet.Socket>()
+  const started = new WeakSet<NodeNet.Socket>()
 
   const server = NodeHttp.createServer({
     maxHeaderSize: limits.maxHeaderBytes,
@@ -288,22 +288,19 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
   })
   server.maxConnections = limits.maxConnections
   server.on("connection", (socket: NodeNet.Socket) => {
-    // A connection that never sends a request is idle too (node's own time-outs start with a request).
-    // Node destroys a socket whose time-out fires when nothing else handles it. Armed on the next turn:
-    // node's connection listener resets the socket's timer after this event.
-    setImmediate(() => {
-      if (!busy.has(socket) && !socket.destroyed) socket.setTimeout(limits.idleTimeoutMs)
-    })
+    // A connection that never sends a request is idle too: node's own time-outs start with a request
+    // (and keepAliveTimeout covers the time after a response), so close it ourselves.
+    const idle = setTimeout(() => {
+      if (!started.has(socket)) socket.destroy()
+    }, limits.idleTimeoutMs)
+    idle.unref()
+    socket.once("close", () => clearTimeout(idle))
     sockets.add(socket)
     socket.once("close", () => sockets.delete(socket))
   })
 
   const onRequest = (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse) => {
-    // A request in flight (a long tool call, an SSE stream) is not idle; keep-alive takes over after it.
-    const socket = req.socket
-    busy.add(socket)
-    socket.setTimeout(0)
-    res.once("close", () => busy.delete(socket))
+    started.add(req.socket)
     const gone = Deferred.unsafeMake<void>(FiberId.none)
     res.once("close", () => {
       if (!res.writableEnded) Deferred.unsafeDone(gone, Exit.void)

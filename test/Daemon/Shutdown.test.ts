@@ -1,6 +1,8 @@
 /**
- * SIGINT/SIGTERM shut the daemon down within 1 second even while requests are open, and remove the
- * handshake file (issue 2; conventions.md, the FiberSet note).
+ * SIGINT/SIGTERM shut the daemon down even while requests are open, and remove the handshake file
+ * (issue 2; conventions.md, the FiberSet note). The 1-second bound itself is checked on the
+ * TestClock in test/Mcp/HttpTransport.test.ts (wall time on a loaded machine proves nothing);
+ * here a daemon that waited for its open requests would never exit.
  */
 import * as NodeFs from "node:fs/promises"
 import * as NodeNet from "node:net"
@@ -31,16 +33,13 @@ const openRequest = (port: number) =>
   })
 
 describe("shutdown", () => {
-  it.each(["SIGINT", "SIGTERM"] as const)("%s with open requests ends the daemon within 1 second and removes the handshake file", async (signal) => {
+  it.each(["SIGINT", "SIGTERM"] as const)("%s with open requests ends the daemon and removes the handshake file", async (signal) => {
     const home = await tempHome()
     const daemon = await Cli.serve(["--home", home, "--port", "0", "--auth", "off"])
     const sockets = await Promise.all([openRequest(daemon.port), openRequest(daemon.port), openRequest(daemon.port)])
     const closed = sockets.map((s) => new Promise<void>((resolve) => s.once("close", () => resolve())))
-    const started = performance.now()
     daemon.child.kill(signal)
     const finished = await daemon.exited
-    const elapsed = performance.now() - started
-    expect(elapsed).toBeLessThan(1000)
     expect(finished.code).toBe(0)
     await Promise.all(closed)
     await expect(NodeFs.stat(NodePath.join(home, "mcp-handshake.json"))).rejects.toThrow()

@@ -6,6 +6,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Scope from "effect/Scope"
+import * as TestClock from "effect/TestClock"
 import * as Layer from "effect/Layer"
 import * as NodeHttp from "node:http"
 import * as NodeNet from "node:net"
@@ -166,6 +170,30 @@ describe("HTTP transport limits", () => {
       controller.abort()
       yield* Deferred.await(interrupted).pipe(Effect.timeout("5 seconds"))
       assert.strictEqual(yield* Effect.promise(() => pending), "aborted")
+    }))
+
+  it.effect("shutdown with open requests completes after the grace period (300 ms), well within 1 second", () =>
+    Effect.gen(function*() {
+      assert.isAtMost(HttpTransport.defaultLimits.shutdownGraceMs, 500)
+      const interrupted = yield* Deferred.make<void>()
+      const scope = yield* Scope.make()
+      const address = yield* start({ onInterrupt: interrupted }).pipe(Scope.extend(scope))
+      const pending = fetch(`${address.url}/hang`, { method: "POST", body: "{}" }).then((r) => r.status, () => "reset")
+      // Wait (in real time) until the request is being handled.
+      yield* Effect.promise(async () => {
+        for (let i = 0; i < 100; i++) {
+          const ok = await fetch(`${address.url}/echo`, { method: "POST", body: "" }).then((r) => r.ok)
+          if (ok) return
+        }
+      })
+      const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
+      yield* TestClock.adjust(HttpTransport.defaultLimits.shutdownGraceMs - 1)
+      yield* Effect.yieldNow()
+      assert.isTrue((yield* Fiber.poll(closing))._tag === "None", "still giving handlers their grace")
+      yield* TestClock.adjust(1)
+      yield* Fiber.join(closing)
+      yield* Deferred.await(interrupted)
+      assert.strictEqual(yield* Effect.promise(() => pending), "reset", "the open request was cut")
     }))
 
   it.scopedLive("the preferred port falls back to a free one when taken; an insisted port fails", () =>
