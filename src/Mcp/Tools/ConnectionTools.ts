@@ -30,7 +30,8 @@ export const listConnections = (env: ToolEnv) =>
     title: "List connections",
     description: "Lists the saved Weaviate connections this token may use, with the permission it has on each " +
       "(read or write) and the connection's Safe Mode. Start here: every other tool takes a connection_id from this list.",
-    input: Schema.Struct({}),
+    // Effect renders an empty struct as "any non-nullish value"; a tool's input is an object.
+    input: Schema.Struct({}).annotations({ jsonSchema: { type: "object", properties: {}, additionalProperties: false } }),
     output: Schema.Struct({ connections: Schema.Array(ConnectionSummary) }),
     annotations: READ,
     run: () =>

@@ -113,15 +113,26 @@ const formatIssues = (error: ParseResult.ParseError): string =>
     .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`))
     .join("; ")
 
+/** Every string of a JSON value, redacted. */
+const redactDeep = (value: unknown): unknown =>
+  typeof value === "string"
+    ? Redaction.global.redact(value)
+    : Array.isArray(value)
+    ? value.map(redactDeep)
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v)]))
+    : value
+
 /**
- * A successful result: `structuredContent` plus its readable text.
+ * A successful result: `structuredContent` plus its readable text, both redacted (a row that holds
+ * a bearer value or a URL with credentials is shown without them, like any other text).
  *
  * @category constructors
  */
 export const ok = <O>(structured: O, text: string): Outcome<CallToolResult> =>
   complete({
     content: [{ type: "text", text: Redaction.global.redact(text) }],
-    structuredContent: structured as unknown as Readonly<Record<string, unknown>>
+    structuredContent: redactDeep(structured) as Readonly<Record<string, unknown>>
   })
 
 /**

@@ -34,7 +34,7 @@ const Input = Schema.Struct({
   query: Schema.optional(Schema.String.pipe(Schema.minLength(1)).annotations({
     description: "The search text (near_text, hybrid, bm25)."
   })),
-  vector: Schema.optional(Schema.NonEmptyArray(Schema.Finite).annotations({
+  vector: Schema.optional(Schema.NonEmptyArray(Schema.Number.pipe(Schema.finite())).annotations({
     description: "The query vector (near_vector; optional for hybrid on collections without a vectorizer)."
   })),
   alpha: Schema.optional(Schema.Number.pipe(Schema.between(0, 1)).annotations({

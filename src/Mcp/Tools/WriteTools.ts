@@ -100,7 +100,7 @@ const NewRow = Schema.Struct({
     description: "Property values by name, typed as describe_table says (dates as RFC 3339 text)."
   }),
   id: Schema.optional(Uuid.annotations({ description: "The uuid to give the object; omitted: the database assigns one." })),
-  vector: Schema.optional(Schema.NonEmptyArray(Schema.Finite).annotations({
+  vector: Schema.optional(Schema.NonEmptyArray(Schema.Number.pipe(Schema.finite())).annotations({
     description: "The object's vector; omitted: the collection's vectorizer makes one (if it has one)."
   }))
 })
