@@ -18,13 +18,21 @@ import * as HttpTransport from "../../src/Mcp/HttpTransport.ts"
 const tooLargeBody = { jsonrpc: "2.0", id: null, error: { code: -33005, message: "Payload too large" } }
 
 /** A transport with a handler that echoes the body size, and a hook to observe interruption. */
-const start = (options: Partial<HttpTransport.ListenOptions> & { readonly onInterrupt?: Deferred.Deferred<void> } = {}) =>
+const start = (
+  options: Partial<HttpTransport.ListenOptions> & {
+    readonly onInterrupt?: Deferred.Deferred<void>
+    readonly onStart?: Deferred.Deferred<void>
+  } = {}
+) =>
   HttpTransport.make({ port: 0, ...options }).pipe(
     Effect.provide(Layer.succeed(HttpTransport.HttpHandler, HttpTransport.HttpHandler.of({
       tooLarge: () => HttpTransport.json(413, tooLargeBody),
       handle: (request) =>
         request.path === "/hang"
-          ? Effect.never.pipe(Effect.onInterrupt(() => options.onInterrupt ? Deferred.succeed(options.onInterrupt, undefined) : Effect.void))
+          ? (options.onStart ? Deferred.succeed(options.onStart, undefined) : Effect.void).pipe(
+            Effect.zipRight(Effect.never),
+            Effect.onInterrupt(() => options.onInterrupt ? Deferred.succeed(options.onInterrupt, undefined) : Effect.void)
+          )
           : Effect.succeed(HttpTransport.json(200, { size: Buffer.byteLength(request.body) }))
     })))
   )
@@ -163,10 +171,11 @@ describe("HTTP transport limits", () => {
   it.scopedLive("a client that goes away interrupts its request", () =>
     Effect.gen(function*() {
       const interrupted = yield* Deferred.make<void>()
-      const address = yield* start({ onInterrupt: interrupted })
+      const running = yield* Deferred.make<void>()
+      const address = yield* start({ onInterrupt: interrupted, onStart: running })
       const controller = new AbortController()
       const pending = fetch(`${address.url}/hang`, { method: "POST", body: "{}", signal: controller.signal }).catch(() => "aborted")
-      yield* Effect.promise(() => new Promise((r) => setTimeout(r, 100)))
+      yield* Deferred.await(running)
       controller.abort()
       yield* Deferred.await(interrupted).pipe(Effect.timeout("5 seconds"))
       assert.strictEqual(yield* Effect.promise(() => pending), "aborted")
@@ -176,16 +185,11 @@ describe("HTTP transport limits", () => {
     Effect.gen(function*() {
       assert.isAtMost(HttpTransport.defaultLimits.shutdownGraceMs, 500)
       const interrupted = yield* Deferred.make<void>()
+      const running = yield* Deferred.make<void>()
       const scope = yield* Scope.make()
-      const address = yield* start({ onInterrupt: interrupted }).pipe(Scope.extend(scope))
+      const address = yield* start({ onInterrupt: interrupted, onStart: running }).pipe(Scope.extend(scope))
       const pending = fetch(`${address.url}/hang`, { method: "POST", body: "{}" }).then((r) => r.status, () => "reset")
-      // Wait (in real time) until the request is being handled.
-      yield* Effect.promise(async () => {
-        for (let i = 0; i < 100; i++) {
-          const ok = await fetch(`${address.url}/echo`, { method: "POST", body: "" }).then((r) => r.ok)
-          if (ok) return
-        }
-      })
+      yield* Deferred.await(running)
       const closing = yield* Effect.fork(Scope.close(scope, Exit.void))
       yield* TestClock.adjust(HttpTransport.defaultLimits.shutdownGraceMs - 1)
       yield* Effect.yieldNow()
