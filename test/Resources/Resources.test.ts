@@ -13,6 +13,7 @@ import { Driver } from "../../src/Driver/Driver.ts"
 import { type Outcome, type ResourceContents, Resources } from "../../src/Mcp/Catalogue.ts"
 import type { Principal } from "../../src/Mcp/Principal.ts"
 import { SAMPLE_SCHEMA, sampleId } from "../weaviate/SampleData.ts"
+import { startWeaviate } from "../weaviate/WeaviateServer.ts"
 import { as, type Catalogue, codeOf, requestContext, startCatalogue, token } from "./support.ts"
 
 let cat: Catalogue
@@ -219,6 +220,12 @@ describe("resources/read: first access", () => {
     assert.strictEqual(cat.asked.length, before + 1)
     assert.strictEqual(cat.asked[before]!.connectionName, "local")
   })
+  it("a legacy client is asked on the dialog even when it declared elicitation (input_required is modern only)", async () => {
+    const before = cat.asked.length
+    const outcome = await readOutcome(token(), `${conn(cat.ids.local)}/meta`, requestContext({ era: "legacy", elicitation: true }))
+    assert.strictEqual(outcome._tag, "Complete")
+    assert.strictEqual(cat.asked.length, before + 1)
+  })
   it("weaviate://connections touches no connection: no first access", async () => {
     const outcome = await readOutcome(token(), "weaviate://connections", requestContext({ elicitation: true }))
     assert.strictEqual(outcome._tag, "Complete")
@@ -252,6 +259,20 @@ describe("listChanged and watch", () => {
       }
       const exit = yield* Fiber.await(fiber)
       assert.strictEqual(exit._tag, "Success")
+    }).pipe(Effect.provide(cat.context)))
+
+  it.effect("listChanged skips the list it starts with: nothing is emitted while nothing changes", () =>
+    Effect.gen(function*() {
+      const resources = yield* Resources
+      const fiber = yield* resources.listChanged.pipe(Stream.take(1), Stream.runDrain, Effect.fork)
+      const start = yield* Clock.currentTimeMillis
+      for (let second = 1; second <= 3; second++) {
+        yield* untilSleepingUntil(start + second * 1_000)
+        yield* TestClock.adjust("1 second")
+      }
+      yield* untilSleepingUntil(start + 4_000)
+      assert.isTrue(Option.isNone(yield* Fiber.poll(fiber)))
+      yield* Fiber.interrupt(fiber)
     }).pipe(Effect.provide(cat.context)))
 
   it.effect("watch on a schema URI fires after a schema change made through the REST console, once 10 s have passed", () =>
@@ -295,4 +316,26 @@ describe("listChanged and watch", () => {
       assert.strictEqual(yield* code(`${conn(cat.ids.blocked)}/schema`), -33007)
       assert.strictEqual(yield* code(`${conn(cat.ids.local)}/schema`, token({ connections: [cat.ids.readonly] })), -33007)
     }).pipe(Effect.provide(cat.context)))
+})
+
+describe("redaction", () => {
+  it("a server that echoes the rejected API key: the -32603 message never holds it", async () => {
+    const secret = "wrong-key-0123456789abcdef"
+    const echoing = await startWeaviate({ apiKeys: ["right-key-0123456789"], echoApiKeyInErrors: true })
+    try {
+      const id = await cat.runtime.runPromise(Effect.flatMap(ConnectionStore, (store) =>
+        store.add({ name: `echo-${Date.now()}`, host: "127.0.0.1", port: echoing.port, authMethod: "apiKey", apiKey: secret })).pipe(Effect.map((c) => c.id), Effect.orDie))
+      const result = await run(token(), Effect.either(Effect.flatMap(Resources, (r) => r.read(`${conn(id)}/schema`))))
+      assert.isTrue(Either.isLeft(result))
+      if (Either.isLeft(result)) {
+        assert.strictEqual(result.left.code, -32603)
+        assert.match(result.left.message, /^Authentication failed/)
+        assert.notInclude(JSON.stringify(result.left), secret)
+      }
+      const meta = await readJson(token(), `${conn(id)}/meta`)
+      assert.notInclude(meta.contents[0]!.text as string, secret)
+    } finally {
+      await echoing.close()
+    }
+  })
 })

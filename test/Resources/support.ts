@@ -115,12 +115,13 @@ export const token = (options: {
 /** The request context of a modern request. */
 export const requestContext = (options: {
   readonly method?: string
+  readonly era?: "modern" | "legacy"
   readonly elicitation?: boolean
   readonly requestState?: string
   readonly inputResponses?: Record<string, unknown>
 } = {}): Context.Tag.Service<RequestContext> => ({
-  era: "modern",
-  protocolVersion: "2026-07-28",
+  era: options.era ?? "modern",
+  protocolVersion: options.era === "legacy" ? "2025-11-25" : "2026-07-28",
   method: options.method ?? "resources/read",
   requestId: 1,
   clientCapabilities: options.elicitation === true ? { elicitation: {} } : {},

@@ -95,7 +95,8 @@ export const make: Effect.Effect<ConnectionAccess, never, ConnectionStore | Firs
       principal: { id: principal.id, name: principal.name },
       client: {
         name: Option.match(request.clientInfo, { onNone: () => "An AI client", onSome: (info) => info.title ?? info.name }),
-        elicitation: request.clientCapabilities["elicitation"] !== undefined
+        // `input_required` exists only in the modern era; a legacy client is asked on the dialog.
+        elicitation: request.era === "modern" && request.clientCapabilities["elicitation"] !== undefined
       },
       connection: { id: connection.id, name: connection.name },
       method: request.method,
