@@ -9,6 +9,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import { DialogConfigError } from "../Approval/Dialog.ts"
 import * as Daemon from "../Daemon/Daemon.ts"
 import * as Logging from "../Daemon/Logging.ts"
 import * as Settings from "../Daemon/Settings.ts"
@@ -103,7 +104,14 @@ export const serveCommand = Command.make("serve", options, (flags) =>
       onListening: (address) => Console.log(`weaviate-mcp listening on ${address.url}/mcp`),
       onDefaultToken: (created) => Console.log(firstRunMessage(created))
     })
-    return yield* Layer.launch(daemon).pipe(Effect.provide(Logging.layer({ format: settings.logFormat, level: settings.logLevel })))
+    return yield* Layer.launch(daemon).pipe(
+      // A dialog mode that cannot work here (no native dialog, no TTY) is a usage error: exit 2.
+      Effect.catchIf(
+        (error): error is DialogConfigError => error instanceof DialogConfigError,
+        (error) => Effect.fail(new UsageError({ message: error.message }))
+      ),
+      Effect.provide(Logging.layer({ format: settings.logFormat, level: settings.logLevel }))
+    )
   }).pipe(Effect.provide(CommonOptions.homeLayer(flags.home)))).pipe(
   Command.withDescription("Run the local MCP endpoint on 127.0.0.1 until SIGINT/SIGTERM")
 )
