@@ -283,3 +283,43 @@ const openListen = (h: E2E["Type"], notifications: Record<string, unknown>) =>
       })
     return { next, close: Effect.sync(() => controller.abort()) }
   })
+
+describe("the daemon's own catalogue", () => {
+  const served = Layer.unwrapScoped(Effect.gen(function*() {
+    const token = yield* Deferred.make<string>()
+    const settings = yield* TestDaemon.settings({ rateLimit: 0, authLockout: 0, approvals: "deny" })
+    return Layer.effect(
+      E2E,
+      Effect.gen(function*() {
+        const address = yield* BoundAddress
+        return E2E.of({
+          endpoint: `${address.url}/mcp`,
+          token: yield* Deferred.await(token),
+          local: "",
+          store: yield* ConnectionStore,
+          driver: yield* Driver,
+          weaviatePort: 0
+        })
+      })
+    ).pipe(
+      Layer.provide(Daemon.layer({ settings, port: 0, onDefaultToken: (created) => Deferred.succeed(token, created.token) })),
+      Layer.provide(Driver.layer.pipe(Layer.provideMerge(ConnectionStore.layer)))
+    )
+  })).pipe(Layer.provideMerge(TestHome.layer))
+
+  layer(served, { excludeTestServices: true })("serve", (it) => {
+    it.effect("serves the resources, prompts and completions by default", () =>
+      Effect.gen(function*() {
+        const templates = yield* postModern("resources/templates/list", {})
+        validateMessage(MODERN, templates.json, "ListResourceTemplatesResult")
+        assert.strictEqual(templates.json.result.resourceTemplates.length, 4)
+        const resources = yield* postModern("resources/list", {})
+        validateMessage(MODERN, resources.json, "ListResourcesResult")
+        assert.deepStrictEqual(resources.json.result.resources.map((r: { uri: string }) => r.uri), ["weaviate://connections"])
+        const prompts = yield* postModern("prompts/list", {})
+        assert.strictEqual(prompts.json.result.prompts.length, 6)
+        const unknown = yield* postModern("prompts/get", { name: "explain_schema", arguments: { connection_id: "nope" } })
+        assert.strictEqual(unknown.json.error.code, -32602)
+      }))
+  })
+})
