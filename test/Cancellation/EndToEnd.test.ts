@@ -99,7 +99,9 @@ class Endpoint extends Context.Tag("test/Endpoint")<Endpoint, {
   /** Bearer tokens of two principals (empty with authentication off). */
   readonly tokenA: string
   readonly tokenB: string
-  readonly tokenAId: string
+  /** A token for the revocation test alone, so that revoking it leaves the other tests alone. */
+  readonly tokenR: string
+  readonly tokenRId: string
 }>() {}
 
 /** Tokens are created before the daemon starts, so that it knows them from its first read of the file. */
@@ -110,6 +112,7 @@ const daemonLayer = (auth: "tokens" | "off") =>
     const store = yield* TokenStore
     const a = yield* Effect.orDie(store.create({ name: "token-a", access: "readOnly" }))
     const b = yield* Effect.orDie(store.create({ name: "token-b", access: "readOnly" }))
+    const r = yield* Effect.orDie(store.create({ name: "token-revoked", access: "readOnly" }))
     const settings = yield* TestDaemon.settings({ auth })
     const endpoint = Layer.effect(
       Endpoint,
@@ -118,7 +121,8 @@ const daemonLayer = (auth: "tokens" | "off") =>
           url: `${address.url}/mcp`,
           tokenA: auth === "tokens" ? a.token : "",
           tokenB: auth === "tokens" ? b.token : "",
-          tokenAId: a.info.id
+          tokenR: auth === "tokens" ? r.token : "",
+          tokenRId: r.info.id
         }))
     )
     return Layer.merge(
@@ -134,14 +138,18 @@ const daemonLayer = (auth: "tokens" | "off") =>
 
 const VERSION = "2026-07-28"
 
-const callBody = (id: string | number, name: string, args: Record<string, unknown> = {}) => ({
+const callBody = (id: string | number, name: string, args: Record<string, unknown> = {}, progressToken?: string) => ({
   jsonrpc: "2.0",
   id,
   method: "tools/call",
   params: {
     name,
     arguments: args,
-    _meta: { "io.modelcontextprotocol/protocolVersion": VERSION, "io.modelcontextprotocol/clientCapabilities": {} }
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": VERSION,
+      "io.modelcontextprotocol/clientCapabilities": {},
+      ...(progressToken === undefined ? {} : { progressToken })
+    }
   }
 })
 
@@ -166,6 +174,22 @@ const call = (url: string, token: string, id: string | number, name: string, opt
     body: JSON.stringify(callBody(id, name, options.args)),
     ...(options.signal === undefined ? {} : { signal: options.signal })
   }).then(async (response): Promise<Answer> => ({ status: response.status, body: (await response.json()) as Answer["body"] }))
+
+/** Starts a `tools/call` with a progress token: the answer is an event stream whose last frame is the response. */
+const streamedCall = (url: string, token: string, id: string | number, name: string, signal?: AbortSignal) =>
+  fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": VERSION,
+      "mcp-method": "tools/call",
+      "mcp-name": name,
+      ...authorization(token)
+    },
+    body: JSON.stringify(callBody(id, name, {}, `progress-${id}`)),
+    ...(signal === undefined ? {} : { signal })
+  })
 
 const cancelled = (url: string, token: string, requestId: string | number, reason?: string) => {
   const body = { jsonrpc: "2.0", method: "notifications/cancelled", params: reason === undefined ? { requestId } : { requestId, reason } }
@@ -193,6 +217,13 @@ const assertError = (answer: Answer, id: string | number, code: number, message?
   assert.strictEqual(answer.body.error?.code, code)
   if (message !== undefined) assert.match(answer.body.error!.message, message)
 }
+
+/** Reads an event stream's `data:` frames as JSON (keep-alive comments carry none). */
+const frames = (body: string) =>
+  body.split("\n\n").flatMap((frame) => {
+    const data = frame.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart())
+    return data.length === 0 ? [] : [JSON.parse(data.join("\n"))]
+  })
 
 const metaRequests = (w: WeaviateTestInstance) => w.requests.filter((r) => r.path === "/v1/meta")
 
@@ -301,14 +332,14 @@ layer(daemonLayer("tokens"), { excludeTestServices: true, timeout: 30_000 })("in
 
   it.scoped("revoking a token while three of its requests and one of another token run cancels exactly three", () =>
     Effect.gen(function*() {
-      const { tokenA, tokenAId, tokenB, url } = yield* Endpoint
+      const { tokenB, tokenR, tokenRId, url } = yield* Endpoint
       const w = yield* WeaviateInstance
       const store = yield* TokenStore
       yield* hang(w)
-      const ofA = [1, 2, 3].map((id) => ({ id, running: pending(call(url, tokenA, id, "health")) }))
+      const ofA = [1, 2, 3].map((id) => ({ id, running: pending(call(url, tokenR, id, "health")) }))
       const ofB = pending(call(url, tokenB, 1, "health"))
       yield* metaRequestsSeen(w, 4)
-      yield* Effect.orDie(store.revoke(tokenAId))
+      yield* Effect.orDie(store.revoke(tokenRId))
       for (const { id, running } of ofA) {
         assertError(yield* Effect.promise(() => running.answer), id, -33002, /^Request cancelled: the access token was revoked$/)
       }
@@ -318,16 +349,41 @@ layer(daemonLayer("tokens"), { excludeTestServices: true, timeout: 30_000 })("in
       yield* cancelled(url, tokenB, 1)
       assertError(yield* Effect.promise(() => ofB.answer), 1, -33002)
     }))
+
+  it.scoped("a streamed call (progress token) cancelled by notification ends its stream with -33002 and aborts the database request", () =>
+    Effect.gen(function*() {
+      const { tokenA, url } = yield* Endpoint
+      const w = yield* WeaviateInstance
+      yield* hang(w)
+      const response = yield* Effect.promise(() => streamedCall(url, tokenA, "s-1", "health"))
+      assert.strictEqual(response.status, 200)
+      assert.match(response.headers.get("content-type") ?? "", /^text\/event-stream/)
+      yield* metaRequestsSeen(w, 1)
+      assert.strictEqual((yield* cancelled(url, tokenA, "s-1")).status, 202)
+      const messages = frames(yield* Effect.promise(() => response.text()))
+      const last = messages[messages.length - 1]
+      assertValid("JSONRPCErrorResponse", last)
+      assert.strictEqual(last.id, "s-1")
+      assert.strictEqual(last.error.code, -33002)
+      yield* metaRequestsSeen(w, 1, (r) => r.aborted && !r.completed)
+    }))
+
+  it.scoped("closing the response stream of a streamed call stops it: the database request is aborted", () =>
+    Effect.gen(function*() {
+      const { tokenA, url } = yield* Endpoint
+      const w = yield* WeaviateInstance
+      yield* hang(w)
+      const controller = new AbortController()
+      const response = yield* Effect.promise(() => streamedCall(url, tokenA, "s-2", "health", controller.signal))
+      assert.strictEqual(response.status, 200)
+      yield* metaRequestsSeen(w, 1)
+      controller.abort()
+      yield* metaRequestsSeen(w, 1, (r) => r.aborted && !r.completed)
+    }))
 })
 
 // ===== TestClock: deadlines =====
 
-/** Reads an event stream's `data:` frames as JSON (keep-alive comments carry none). */
-const frames = (body: string) =>
-  body.split("\n\n").flatMap((frame) => {
-    const data = frame.split("\n").filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart())
-    return data.length === 0 ? [] : [JSON.parse(data.join("\n"))]
-  })
 
 describe("deadlines over HTTP (TestClock)", () => {
   layer(daemonLayer("off"), { timeout: 30_000 })("the daemon's fibers run on the test clock", (it) => {
