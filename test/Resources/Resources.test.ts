@@ -305,6 +305,21 @@ describe("listChanged and watch", () => {
       yield* Fiber.interrupt(fiber)
     }).pipe(Effect.provide(cat.context)))
 
+  it.effect("a watched connection that is blocked afterwards ends the subscription with -33007 at the next poll", () =>
+    Effect.gen(function*() {
+      const resources = yield* Resources
+      const store = yield* ConnectionStore
+      const watched = yield* store.add({ name: `watched-${Date.now()}`, host: "127.0.0.1", port: cat.w.port })
+      const fiber = yield* resources.watch(`${conn(watched.id)}/schema`).pipe(Stream.runDrain, as(token()), Effect.either, Effect.fork)
+      const now = yield* Clock.currentTimeMillis
+      yield* untilSleepingUntil(now + 10_000)
+      yield* store.update(watched.id, { aiPolicy: "blocked" })
+      yield* TestClock.adjust("10 seconds")
+      const result = yield* Fiber.join(fiber)
+      assert.isTrue(Either.isLeft(result))
+      if (Either.isLeft(result)) assert.strictEqual(result.left.code, -33007)
+    }).pipe(Effect.provide(cat.context)))
+
   it.effect("watch fails for unknown, unsubscribable and forbidden URIs", () =>
     Effect.gen(function*() {
       const resources = yield* Resources

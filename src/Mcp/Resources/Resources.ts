@@ -296,9 +296,15 @@ export const make = (options: Options = {}) =>
         const connection = yield* access.readable(ref.connectionId)
         const digest = driver.listCollections(connection.id).pipe(Effect.map(schemaDigest), Effect.option)
         const initial = yield* digest
-        // Each poll re-checks access: a connection removed or blocked since ends the subscription.
+        // Each poll re-checks access: a connection removed or blocked since ends the subscription;
+        // a store that cannot be read this time is skipped like a server that is down.
         return Stream.fromSchedule(Schedule.spaced(pollInterval)).pipe(
-          Stream.mapEffect(() => Effect.zipRight(access.readable(ref.connectionId), digest)),
+          Stream.mapEffect(() =>
+            access.readable(ref.connectionId).pipe(
+              Effect.zipRight(digest),
+              Effect.catchTag("InternalError", () => Effect.succeedNone)
+            )
+          ),
           Stream.filterMap((x) => x),
           Stream.mapAccum(initial, (last, next) => [Option.some(next), Option.isSome(last) && last.value !== next] as const),
           Stream.filter((changed) => changed),
