@@ -11,8 +11,8 @@ import * as Eras from "./Eras.ts"
 /** @category constants */
 export const TITLE = "Weaviate MCP"
 
-/** @category constants */
-export const WEBSITE_URL = "https://github.com/weaviate-mcp/weaviate-mcp"
+/** The package's npm page: the project has no public repository to point at. @category constants */
+export const WEBSITE_URL = "https://www.npmjs.com/package/weaviate-mcp"
 
 /**
  * The instructions given to the model (`server/discover`, legacy `initialize`).

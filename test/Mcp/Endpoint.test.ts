@@ -318,7 +318,7 @@ describe("Endpoint", () => {
         assert.strictEqual(info.name, "weaviate-mcp")
         assert.isString(info.version)
         assert.isString(info.title)
-        assert.match(info.websiteUrl, /^https:\/\//)
+        assert.strictEqual(info.websiteUrl, "https://www.npmjs.com/package/weaviate-mcp")
         assert.isString(info.instanceId)
         // The shape matches the upstream example's members.
         for (const key of Object.keys(example("DiscoverResult"))) assert.property(result, key)
