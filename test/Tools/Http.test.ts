@@ -23,8 +23,8 @@ import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { BoundAddress } from "../../src/Mcp/HttpTransport.ts"
 import { TokenStore } from "../../src/Mcp/TokenStore.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
-import { MODERN, modern, modernHeaders, send, validateMessage } from "../Mcp/support/EndpointHarness.ts"
-import { loadSampleData } from "../weaviate/SampleData.ts"
+import { MODERN, modern, modernHeaders, send, validateDef, validateMessage } from "../Mcp/support/EndpointHarness.ts"
+import { loadSampleData, sampleId } from "../weaviate/SampleData.ts"
 import { startWeaviate, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import { writesTo } from "./support.ts"
 
@@ -304,3 +304,46 @@ describe("tools over HTTP, legacy era", () => {
     }
   })
 })
+
+describe("every read tool over HTTP in both eras", () => {
+  const calls = (): ReadonlyArray<readonly [string, Record<string, unknown>]> => [
+    ["list_connections", {}],
+    ["get_connection_status", { connection_id: connectionId }],
+    ["list_tables", { connection_id: connectionId, include_counts: true }],
+    ["describe_table", { connection_id: connectionId, table: "Product" }],
+    ["search_schema", { connection_id: connectionId, pattern: "name" }],
+    ["browse_table", { connection_id: connectionId, table: "Product", filters: [{ column: "stock", operator: ">=", value: 10 }], limit: 3 }],
+    ["count_rows", { connection_id: connectionId, table: "Product" }],
+    ["get_row", { connection_id: connectionId, table: "Product", uuid: sampleId(3, 1) }],
+    ["vector_search", { connection_id: connectionId, table: "Product", mode: "bm25", query: "lamp", limit: 2 }],
+    ["execute_query", { connection_id: connectionId, query: "GET /v1/schema" }]
+  ]
+
+  it("modern: each answers a complete CallToolResult valid in 2026-07-28", async () => {
+    await grantAccess(tokens.fullAccess)
+    for (const [name, args] of calls()) {
+      const reply = await callRaw(name, args)
+      validateMessage(MODERN, reply.json, "CallToolResult")
+      expect(reply.json.result.isError, `${name}: ${JSON.stringify(reply.json.result.content)}`).toBeUndefined()
+      expect(reply.json.result.resultType).toBe("complete")
+    }
+  })
+
+  it("legacy (2025-06-18 through the v1 client): each answers with structured content and no resultType", async () => {
+    const client = new ClientV1({ name: "tools-e2e-v1-reads", version: "1.0.0" })
+    const transport = new TransportV1(new URL(endpoint), { requestInit: { headers: { authorization: `Bearer ${tokens.fullAccess}` } } })
+    await client.connect(transport)
+    try {
+      for (const [name, args] of calls()) {
+        const result: any = await client.callTool({ name, arguments: args })
+        expect(result.isError, `${name}: ${JSON.stringify(result.content)}`).toBeFalsy()
+        expect(result.resultType).toBeUndefined()
+        expect(typeof result.structuredContent).toBe("object")
+        validateDef(transport.protocolVersion as "2025-11-25", "CallToolResult", result)
+      }
+    } finally {
+      await client.close()
+    }
+  })
+})
+
