@@ -96,9 +96,10 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
     const reasons = new WeakMap<WorkFiber, string>()
 
     /** Interrupts the fibers and waits until they have stopped (their finalizers have run). */
-    const interrupt = (fibers: ReadonlyArray<WorkFiber>, reason: string | undefined) =>
+    const interrupt = (fibers: ReadonlyArray<WorkFiber>, reason: string) =>
       Effect.suspend(() => {
-        if (reason !== undefined) for (const fiber of fibers) if (!reasons.has(fiber)) reasons.set(fiber, reason)
+        // The first reason wins: a request cancelled by its client and then by shutdown says so.
+        for (const fiber of fibers) if (!reasons.has(fiber)) reasons.set(fiber, reason)
         return Effect.as(Fiber.interruptAll(fibers), fibers.length)
       })
 
@@ -122,7 +123,8 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
         Effect.uninterruptibleMask((restore) =>
           Effect.suspend((): Effect.Effect<A, E | RequestCancelled | RequestTimeout | InvalidRequest> => {
             const mapKey = toKey(key)
-            // Checked and forked in one synchronous step, so no other request can slip in between.
+            // Checked and forked in one synchronous step, so no other request can slip in between
+            // (`onlyIfMissing` keeps the map from ever replacing a running call regardless).
             if (FiberMap.unsafeHas(map, mapKey)) return Effect.fail(duplicate(key))
             const fiber: Fiber.RuntimeFiber<A, E | RequestTimeout> = fork(mapKey, work, { onlyIfMissing: true })
             return restore(Fiber.await(fiber)).pipe(
