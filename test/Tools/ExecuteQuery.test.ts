@@ -117,7 +117,12 @@ describe("REST console", () => {
 describe("time-outs", () => {
   it("timeout_seconds ends the call with -33003 and stops the database call", async () => {
     h.w.setFault({ kind: "hang" }, { pathPrefix: "/v1/graphql" })
-    const error = protocolError(await run("{ Get { Author { name } } }", { timeout_seconds: 1 }), -33003)
+    const error = protocolError(
+      await run("{ Get { Author { name } } }", { timeout_seconds: 30 }, {
+        timeTravel: { waitFor: (r) => r.path === "/v1/graphql", advance: "31 seconds" }
+      }),
+      -33003
+    )
     expect(error.message).toContain("timeout_seconds")
     await h.w.waitForRequest((r) => r.path === "/v1/graphql" && r.aborted, 5_000)
   })

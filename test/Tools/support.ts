@@ -4,7 +4,9 @@
  * answer the test sets and whose questions it reads.
  */
 import Ajv2020 from "ajv/dist/2020.js"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -24,7 +26,7 @@ import type { McpError } from "../../src/Schema/McpErrors.ts"
 import { type AccessLevel, defaultScopes } from "../../src/Schema/Policy.ts"
 import { tempHome } from "../Driver/support.ts"
 import { loadSampleData } from "../weaviate/SampleData.ts"
-import { startWeaviate, type WeaviateTestInstance, type WeaviateTestOptions } from "../weaviate/WeaviateServer.ts"
+import { type RecordedRequest, startWeaviate, type WeaviateTestInstance, type WeaviateTestOptions } from "../weaviate/WeaviateServer.ts"
 
 export const token = (access: AccessLevel, overrides: Partial<ConstructorParameters<typeof TokenPrincipal>[0]> = {}) =>
   new TokenPrincipal({
@@ -53,6 +55,8 @@ export interface CallOptions {
   readonly progress?: Array<readonly [number, string]>
   /** Runs the call under a TestClock set to this epoch time (e.g. to expire a requestState). */
   readonly clockAt?: number
+  /** Runs the call under a TestClock and moves it by `advance` once the instance saw a request matching `waitFor`. */
+  readonly timeTravel?: { readonly waitFor: (r: RecordedRequest) => boolean; readonly advance: Duration.DurationInput }
 }
 
 export type CallExit = Exit.Exit<Outcome<CallToolResult>, McpError>
@@ -128,6 +132,17 @@ export const makeHarness = async (
       Effect.provideService(RequestContext, context),
       Effect.provideService(CurrentPrincipal, callOptions.principal ?? token("fullAccess"))
     )
+    const travel = callOptions.timeTravel
+    if (travel !== undefined) {
+      return runtime.runPromiseExit(
+        Effect.gen(function*() {
+          const fiber = yield* Effect.fork(run)
+          yield* Effect.promise(() => w.waitForRequest(travel.waitFor, 5_000))
+          yield* TestClock.adjust(travel.advance)
+          return yield* Fiber.join(fiber)
+        }).pipe(Effect.provide(TestContext.TestContext))
+      )
+    }
     return runtime.runPromiseExit(
       callOptions.clockAt === undefined
         ? run

@@ -16,10 +16,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import { withStatementTimeout } from "../../Cancellation/Deadline.ts"
 import * as GraphqlEditor from "../../Driver/GraphqlEditor.ts"
 import * as RestConsole from "../../Driver/RestConsole.ts"
 import { serverMessage } from "../../Driver/WeaviateHttp.ts"
-import { RequestTimeout } from "../../Schema/McpErrors.ts"
 import { RequestContext } from "../Catalogue.ts"
 import * as Principal from "../Principal.ts"
 import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
@@ -124,12 +124,7 @@ export const executeQuery = (env: ToolEnv) =>
         const call = { tool: "execute_query", arguments: raw }
         const connection = yield* open(env, call, input.connection_id, "read")
         const maxRows = input.max_rows ?? 100
-        const bounded = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-          effect.pipe(Effect.timeoutFail({
-            duration: `${input.timeout_seconds ?? 60} seconds`,
-            onTimeout: () =>
-              new RequestTimeout({ message: `The statement did not finish within timeout_seconds (${input.timeout_seconds ?? 60} s)` })
-          }))
+        const bounded = withStatementTimeout(input.timeout_seconds ?? 60)
 
         if (!REST_LINE.test(input.query)) {
           yield* GraphqlEditor.validate(input.query)
