@@ -21,7 +21,7 @@ import { InFlight } from "../Cancellation/InFlight.ts"
 import { ConnectionStore } from "../Driver/ConnectionStore.ts"
 import { Driver } from "../Driver/Driver.ts"
 import { Authenticator } from "../Mcp/Authenticator.ts"
-import { BridgeToken } from "../Mcp/BridgeToken.ts"
+import { BridgeToken, type Options as BridgeTokenOptions } from "../Mcp/BridgeToken.ts"
 import * as Catalogue from "../Mcp/Catalogue.ts"
 import { CompletionsLive } from "../Mcp/Completions/Completions.ts"
 import * as Endpoint from "../Mcp/Endpoint.ts"
@@ -32,7 +32,7 @@ import { RateLimiter } from "../Mcp/RateLimiter.ts"
 import { ResourcesLive } from "../Mcp/Resources/Resources.ts"
 import * as ApprovalsLayer from "../Mcp/Tools/ApprovalsLayer.ts"
 import { ToolsLive } from "../Mcp/Tools/ToolsLive.ts"
-import { ensureDefaultToken, onRevocation, TokenStore } from "../Mcp/TokenStore.ts"
+import { ensureDefaultToken, onRevocation, TokenStore, type Options as TokenStoreOptions } from "../Mcp/TokenStore.ts"
 import * as Handshake from "./Handshake.ts"
 import * as HandshakeToken from "./HandshakeToken.ts"
 import type { Home } from "./Home.ts"
@@ -89,6 +89,10 @@ export interface DaemonOptions {
    * line can carry it.
    */
   readonly onDefaultToken?: (created: DefaultToken) => Effect.Effect<void>
+  /** How the token store follows `tokens.json` (default: watch, polling every 500 ms). */
+  readonly tokenStore?: TokenStoreOptions
+  /** Bridge token rotation (default: hourly, 5 minutes of grace). */
+  readonly bridgeToken?: BridgeTokenOptions
   /** The catalogue; default `defaultCatalogue`. Tests and embedding programs bring their own. */
   readonly catalogue?: Layer.Layer<CatalogueServices, unknown, CatalogueEnvironment>
 }
@@ -101,8 +105,8 @@ export interface DaemonOptions {
 export const layer = (options: DaemonOptions): Layer.Layer<HttpTransport.BoundAddress | Handshake.ServerInstance, unknown, Home> => {
   const { settings } = options
   const shared = Layer.mergeAll(
-    TokenStore.layer(),
-    BridgeToken.layer(),
+    TokenStore.layer(options.tokenStore),
+    BridgeToken.layer(options.bridgeToken),
     InFlight.layer,
     LegacySessions.layer,
     Layer.succeed(DaemonSettings, settings)
