@@ -147,14 +147,11 @@ export const describeTable = (env: ToolEnv) =>
           `${c.name}${c.description !== undefined ? ` — ${c.description}` : ""}`,
           `vectorizer: ${result.vectorizer}; multi-tenancy: ${c.multiTenancy ? `on (tenants: ${(tenants ?? []).join(", ") || "none"})` : "off"}; ` +
           `indexNullState: ${c.indexNullState}; indexPropertyLength: ${c.indexPropertyLength}; indexTimestamps: ${c.indexTimestamps}`,
-          TextTable.render(
-            ["name", "dataType", "filterable", "operators"],
-            columns.map((col) => ({
-              name: col.name,
-              dataType: col.dataType,
-              filterable: col.indexFilterable ?? (col.kind === "uuid"),
-              operators: col.operators.join(", ")
-            }))
+          // One line per column, uncut: the operator list is what a filter is written from.
+          ...columns.map((col) =>
+            `- ${col.name} (${col.dataType}${col.readOnly ? ", read-only" : ""}): ${
+              col.operators.length === 0 ? "not filterable" : col.operators.join(", ")
+            }`
           ),
           ...(crossReferences.length > 0
             ? [`cross-references: ${crossReferences.map((r) => `${r.property} → ${r.targets.join(", ")}`).join("; ")}`]

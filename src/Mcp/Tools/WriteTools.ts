@@ -15,7 +15,6 @@ import type { RequestError } from "../../Driver/DriverError.ts"
 import * as RowEdits from "../../Driver/RowEdits.ts"
 import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Table, Tenant, Uuid } from "./Parameters.ts"
-import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
 
 /** Most rows one call may write. @category constants */
@@ -85,7 +84,8 @@ const summary = (table: string, verb: string, results: ReadonlyArray<RowResult>,
   const problems = results.filter((r) => r.status !== "inserted" && r.status !== "updated" && r.status !== "deleted")
   const text = [
     `${table}: ${applied} ${verb}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`,
-    ...(problems.length > 0 ? [TextTable.render(["index", "status", "uuid", "error"], problems)] : [])
+    // One line per problem, uncut: the database's reason is what the model acts on.
+    ...problems.map((r) => `row ${r.index}: ${r.status}${r.uuid !== undefined ? ` (${r.uuid})` : ""}: ${r.error ?? ""}`)
   ].join("\n")
   return ToolDefinition.ok(structured, text)
 }
