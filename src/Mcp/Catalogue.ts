@@ -110,7 +110,7 @@ export interface Tool {
   readonly descriptor: ToolDescriptor
   /** Scopes the tool needs beyond `tools:read` (e.g. `tools:write`); `tools/list` hides tools the token may not call. */
   readonly scopes: ReadonlyArray<Scope>
-  /** Arguments are the raw `params.arguments`; the tool decodes them (bad ones → `InvalidParams`). */
+  /** Arguments are the raw `params.arguments`; the tool decodes them (bad ones are the tool error `invalid_argument`, not a protocol error: the contract keeps protocol errors for the envelope). */
   readonly call: (args: Readonly<Record<string, unknown>>) => Effect.Effect<Outcome<CallToolResult>, McpError, HandlerContext>
 }
 
