@@ -12,7 +12,13 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
+import type * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Mailbox from "effect/Mailbox"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import * as Stream from "effect/Stream"
 import type { McpError } from "../Schema/McpErrors.ts"
@@ -50,6 +56,15 @@ export const agree = (requested: Requested): Agreed => {
  * The frames of a subscription, acknowledgement first; it ends only by failing (a URI that cannot be
  * watched) or by interruption.
  *
+ * Every source (keep-alive, list changes, each subscribed URI) is started before the acknowledgement
+ * exists: its first pull runs on a fiber started on the spot, which executes synchronously up to its
+ * first wait. A source that subscribes as it starts (`Stream.fromPubSub` piped through `map` or
+ * `filter`) is therefore watching before the client can see the acknowledgement, and a change made
+ * after it is never missed. A source whose watch needs I/O first (a baseline read)
+ * or that forks (`merge`) is watching once that is done, which the acknowledgement does not wait for.
+ * Frames are queued in arrival order; a failing source ends the subscription with its error. The
+ * sources live as long as the stream.
+ *
  * @category constructors
  */
 export const frames = (options: {
@@ -75,5 +90,33 @@ export const frames = (options: {
     const updated = Sse.frame({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri, _meta: meta } })
     sources.push(resources.watch(uri).pipe(Stream.as(updated)))
   }
-  return Stream.concat(Stream.make(ack), Stream.mergeAll(sources, { concurrency: "unbounded" }))
+  return Stream.unwrapScoped(Effect.gen(function*() {
+    const mailbox = yield* Mailbox.make<string, McpError>()
+    const scope = yield* Effect.scope
+    // `Runtime.runFork` runs the first pull on the spot; a forked fiber (or `Stream.runForEach`,
+    // which forks its executor) would only be scheduled, after the acknowledgement.
+    const start = Runtime.runFork(yield* Effect.runtime<Catalogue.HandlerContext>())
+    for (const source of sources) {
+      const pull = yield* Stream.toPull(source)
+      start(forward(pull, mailbox), { scope })
+    }
+    return Stream.concat(Stream.make(ack), Mailbox.toStream(mailbox))
+  }))
 }
+
+/** Moves a source's frames to the subscription's mailbox; a source that ends just stops, one that fails ends the subscription. */
+const forward = <R>(
+  pull: Effect.Effect<Chunk.Chunk<string>, Option.Option<McpError>, R>,
+  mailbox: Mailbox.Mailbox<string, McpError>
+): Effect.Effect<void, never, R> =>
+  pull.pipe(
+    Effect.flatMap((chunk) => mailbox.offerAll(chunk)),
+    Effect.forever,
+    Effect.catchAllCause((cause) => {
+      if (Cause.isInterruptedOnly(cause)) return Effect.void
+      const failure = Cause.failureOption(cause)
+      if (Option.isSome(failure)) return Option.isNone(failure.value) ? Effect.void : mailbox.fail(failure.value.value)
+      return mailbox.failCause(Cause.stripFailures(cause))
+    }),
+    Effect.asVoid
+  )

@@ -1,8 +1,8 @@
 /**
  * Streaming: a request with `_meta.progressToken` is answered as `text/event-stream` (frames without
  * event names, progress in order, non-advancing values dropped, the response last);
- * `subscriptions/listen` acknowledges first, tags every message with the subscription id, sends only
- * what was asked for; shutdown answers in-flight calls 503 -33000 and ends subscriptions with their
+ * `subscriptions/listen` acknowledges first (its watches already in place), tags every message with the
+ * subscription id, sends only what was asked for, a keep-alive comment every 15 s (TestClock); shutdown answers in-flight calls 503 -33000 and ends subscriptions with their
  * result.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
@@ -14,6 +14,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Scope from "effect/Scope"
+import * as TestClock from "effect/TestClock"
 import {
   armSlow,
   Harness,
@@ -29,7 +30,10 @@ import {
 
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 
-/** An open event stream read frame by frame. */
+/**
+ * An open event stream read frame by frame. Reads are bounded in wall time only so that a broken
+ * server fails the test instead of hanging it; no test waits on the bound to see that nothing came.
+ */
 const openStream = (endpoint: string, token: string, body: unknown, method: string) =>
   Effect.acquireRelease(
     Effect.promise(async () => {
@@ -43,34 +47,43 @@ const openStream = (endpoint: string, token: string, body: unknown, method: stri
       const reader = response.body!.getReader()
       const decoder = new TextDecoder()
       let buffer = ""
-      const frames: Array<any> = []
-      /** The next frame (comments skipped), or `undefined` after `ms` without one or at the end. */
-      const next = async (ms = 2000): Promise<any> => {
+      /** The next frame's text (a comment included), or `undefined` at the end or after `ms` without one. */
+      const nextRaw = async (ms = 5000): Promise<string | undefined> => {
         const deadline = Date.now() + ms
-        while (frames.length === 0) {
+        for (;;) {
           const cut = buffer.indexOf("\n\n")
           if (cut !== -1) {
-            const chunk = buffer.slice(0, cut + 2)
+            const frame = buffer.slice(0, cut + 2)
             buffer = buffer.slice(cut + 2)
-            frames.push(...parseFrames(chunk))
-            continue
+            return frame
           }
           const left = deadline - Date.now()
           if (left <= 0) return undefined
+          let timer: ReturnType<typeof setTimeout> | undefined
           const read = await Promise.race([
             reader.read(),
-            new Promise<"timeout">((resolve) => setTimeout(() => resolve("timeout"), left))
-          ])
-          if (read === "timeout") return undefined
-          if (read.done) return undefined
+            new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), left)))
+          ]).finally(() => clearTimeout(timer))
+          if (read === "timeout" || read.done) return undefined
           buffer += decoder.decode(read.value, { stream: true })
         }
-        return frames.shift()
       }
-      return { response, next, close: () => controller.abort() }
+      /** The next message, keep-alive comments skipped. */
+      const next = async (ms = 5000): Promise<any> => {
+        const deadline = Date.now() + ms
+        for (;;) {
+          const frame = await nextRaw(Math.max(1, deadline - Date.now()))
+          if (frame === undefined) return undefined
+          const messages = parseFrames(frame)
+          if (messages.length > 0) return messages[0]
+        }
+      }
+      return { response, next, nextRaw, close: () => controller.abort() }
     }),
     (stream) => Effect.sync(() => stream.close())
   )
+
+const KEEP_ALIVE = ": keep-alive\n\n"
 
 describe("Endpoint streaming", () => {
   layer(harnessLayer(), { excludeTestServices: true })("progress", (it) => {
@@ -141,38 +154,21 @@ describe("Endpoint streaming", () => {
         assert.strictEqual(ack.params._meta[SUBSCRIPTION_ID], "listen-1")
         assert.deepStrictEqual(ack.params.notifications, { resourcesListChanged: true, resourceSubscriptions: ["test://items/2"] })
 
-        // The catalogue's streams are subscribed just after the acknowledgement: publish until seen (bounded).
-        const waitFor = (method: string, publish: Effect.Effect<unknown>) =>
-          Effect.gen(function*() {
-            for (let attempt = 0; attempt < 40; attempt++) {
-              yield* publish
-              const frame = yield* Effect.promise(() => stream.next(100))
-              if (frame !== undefined) return frame
-            }
-            return yield* Effect.dieMessage(`no ${method}`)
-          })
-        const listChanged = yield* waitFor("list_changed", PubSub.publish(signals.listChanged, undefined))
+        // The watches are in place before the acknowledgement is sent: one change after it is seen.
+        yield* PubSub.publish(signals.listChanged, undefined)
+        const listChanged = yield* Effect.promise(() => stream.next())
         assert.strictEqual(listChanged.method, "notifications/resources/list_changed")
         assert.strictEqual(listChanged.params._meta[SUBSCRIPTION_ID], "listen-1")
         validateDef(MODERN, "ResourceListChangedNotification", listChanged)
-        const updated = yield* waitFor("updated", Effect.zipRight(PubSub.publish(signals.updated, "test://items/9"), PubSub.publish(signals.updated, "test://items/2")))
+        // A change to a URI nobody subscribed to, then one to the subscribed URI: the first frame is
+        // the second change (both pass through the same catalogue stream, in order).
+        yield* PubSub.publish(signals.updated, "test://items/9")
+        yield* PubSub.publish(signals.updated, "test://items/2")
+        const updated = yield* Effect.promise(() => stream.next())
         assert.strictEqual(updated.method, "notifications/resources/updated")
         assert.strictEqual(updated.params.uri, "test://items/2")
         assert.strictEqual(updated.params._meta[SUBSCRIPTION_ID], "listen-1")
         validateDef(MODERN, "ResourceUpdatedNotification", updated)
-        // Nothing was sent for the URI nobody subscribed to.
-        const more = yield* Effect.promise(() => stream.next(200))
-        if (more !== undefined) assert.strictEqual(more.params.uri, "test://items/2")
-      }))
-
-    it.scoped("nothing but the acknowledgement when nothing is asked for", () =>
-      Effect.gen(function*() {
-        const { endpoint, signals, token } = yield* Harness
-        const stream = yield* openStream(endpoint, token, modern("subscriptions/listen", { notifications: {} }, 2), "subscriptions/listen")
-        const ack = yield* Effect.promise(() => stream.next())
-        assert.deepStrictEqual(ack.params.notifications, {})
-        yield* PubSub.publish(signals.listChanged, undefined)
-        assert.isUndefined(yield* Effect.promise(() => stream.next(300)))
       }))
 
     it.scoped("a URI that cannot be watched ends the subscription with its error", () =>
@@ -191,6 +187,49 @@ describe("Endpoint streaming", () => {
         const reply = yield* postModern("subscriptions/listen", {})
         assert.strictEqual(reply.status, 400)
         assert.strictEqual(reply.json.error.code, -32602)
+      }))
+  })
+
+  // The daemon is built inside the block's TestContext: its keep-alive schedule runs on the TestClock.
+  // (The exemption of subscriptions/listen from the 330 s deadline is tested in
+  // test/Cancellation/EndToEnd.test.ts.)
+  layer(harnessLayer())("subscriptions/listen on the TestClock", (it) => {
+    const listen = (id: string, notifications: Record<string, unknown>) =>
+      Effect.gen(function*() {
+        const { endpoint, token } = yield* Harness
+        const stream = yield* openStream(endpoint, token, modern("subscriptions/listen", { notifications }, id), "subscriptions/listen")
+        const ack = yield* Effect.promise(() => stream.nextRaw())
+        assert.strictEqual(parseFrames(ack!)[0].method, "notifications/subscriptions/acknowledged")
+        return stream
+      })
+    const nextRaw = (stream: Effect.Effect.Success<ReturnType<typeof listen>>) => Effect.promise(() => stream.nextRaw())
+
+    it.scoped("keep-alive comment every 15 s: none at 14 s, one at 15 s, another at 30 s", () =>
+      Effect.gen(function*() {
+        const { signals } = yield* Harness
+        const stream = yield* listen("keep-alive", { resourcesListChanged: true })
+        yield* TestClock.adjust("14 seconds")
+        // A notification published now comes before any comment sent by 14 s: there is none.
+        yield* PubSub.publish(signals.listChanged, undefined)
+        assert.strictEqual(parseFrames((yield* nextRaw(stream))!)[0].method, "notifications/resources/list_changed")
+        yield* TestClock.adjust("1 second")
+        assert.strictEqual(yield* nextRaw(stream), KEEP_ALIVE)
+        yield* TestClock.adjust("14 seconds")
+        yield* PubSub.publish(signals.listChanged, undefined)
+        assert.strictEqual(parseFrames((yield* nextRaw(stream))!)[0].method, "notifications/resources/list_changed")
+        yield* TestClock.adjust("1 second")
+        assert.strictEqual(yield* nextRaw(stream), KEEP_ALIVE)
+      }))
+
+    it.scoped("nothing but the acknowledgement (and keep-alives) when nothing is asked for", () =>
+      Effect.gen(function*() {
+        const { signals } = yield* Harness
+        const stream = yield* listen("nothing", {})
+        yield* PubSub.publish(signals.listChanged, undefined)
+        yield* PubSub.publish(signals.updated, "test://items/2")
+        // The first frame after them is the 15 s keep-alive: neither change was sent.
+        yield* TestClock.adjust("15 seconds")
+        assert.strictEqual(yield* nextRaw(stream), KEEP_ALIVE)
       }))
   })
 
