@@ -4,7 +4,7 @@
  * the per-principal request rate; lifted when the minute has passed (spec/README.md, Rate limits).
  * The daemon runs on the TestClock.
  */
-import { assert, describe, layer } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
 import * as H from "./support/EndpointHarness.ts"
