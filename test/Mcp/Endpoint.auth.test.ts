@@ -5,14 +5,15 @@
  * its legacy sessions).
  */
 import { assert, describe, layer } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Ref from "effect/Ref"
-import type { AccessLevel, Scope } from "../../src/Schema/Policy.ts"
-import { TokenStore } from "../../src/Mcp/TokenStore.ts"
+import * as TestClock from "effect/TestClock"
 import {
   armSlow,
+  createToken,
   FILLER_TOOLS,
   Harness,
   initializeLegacy,
@@ -20,34 +21,13 @@ import {
   MODERN,
   postLegacy,
   postModern,
+  revokeToken,
   validateMessage
 } from "./support/EndpointHarness.ts"
 
 const CHALLENGE_NONE = "Bearer realm=\"weaviate-mcp\""
 const CHALLENGE_INVALID = "Bearer realm=\"weaviate-mcp\", error=\"invalid_token\""
 const CHALLENGE_EXPIRED = "Bearer realm=\"weaviate-mcp\", error=\"invalid_token\", error_description=\"token expired\""
-
-/** Creates a token through another TokenStore instance on the same home (as `tokens create` would). */
-const createToken = (access: AccessLevel, options: { scopes?: ReadonlyArray<Scope>; expiresAt?: number } = {}) =>
-  Effect.gen(function*() {
-    const store = yield* TokenStore
-    return yield* store.create({ name: `t-${access}-${Math.random().toString(36).slice(2, 8)}`, access, ...options })
-  }).pipe(Effect.provide(TokenStore.layerOneShot), Effect.orDie)
-
-const revokeToken = (id: string) =>
-  Effect.flatMap(TokenStore, (store) => store.revoke(id)).pipe(Effect.provide(TokenStore.layerOneShot), Effect.orDie)
-
-/** Waits (bounded) until the running daemon has picked up the store's change. */
-const until = <A, R>(probe: Effect.Effect<A, never, R>, done: (a: A) => boolean) =>
-  Effect.gen(function*() {
-    for (let attempt = 0; attempt < 100; attempt++) {
-      const value = yield* probe
-      if (done(value)) return value
-      // Real time: the daemon watches tokens.json on its own clock.
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
-    }
-    return yield* Effect.dieMessage("the daemon did not pick up the change within 5 s")
-  })
 
 const expectChallenge = (reply: { status: number; json: any; headers: Headers }, status: number, code: number, challenge: string) => {
   assert.strictEqual(reply.status, status, JSON.stringify(reply.json))
@@ -70,13 +50,6 @@ describe("Endpoint authentication", () => {
         expectChallenge(yield* postModern("tools/list", {}, { token: "wmcp_0123456789abcdef_nope" }), 401, -33009, CHALLENGE_INVALID)
       }))
 
-    it.effect("expired token: 401 -33008 with error_description=\"token expired\"", () =>
-      Effect.gen(function*() {
-        const { token } = yield* createToken("readOnly", { expiresAt: Date.now() + 100 })
-        const reply = yield* until(postModern("tools/list", {}, { token }), (r) => r.status === 401 && r.json.error.code === -33008)
-        expectChallenge(reply, 401, -33008, CHALLENGE_EXPIRED)
-      }))
-
     it.effect("tools/list shows only the tools the token may call", () =>
       Effect.gen(function*() {
         const readOnly = yield* createToken("readOnly")
@@ -94,12 +67,12 @@ describe("Endpoint authentication", () => {
             }
             return all
           })
-        const readOnlyNames = (yield* until(names(readOnly.token), (n) => n !== undefined))!
+        const readOnlyNames = (yield* names(readOnly.token))!
         assert.notInclude(readOnlyNames, "write")
         assert.notInclude(readOnlyNames, "admin_only")
         assert.include(readOnlyNames, "echo")
         assert.strictEqual(readOnlyNames.length, FILLER_TOOLS + 6)
-        const fullNames = (yield* until(names(fullAccess.token), (n) => n !== undefined))!
+        const fullNames = (yield* names(fullAccess.token))!
         assert.include(fullNames, "write")
         assert.include(fullNames, "admin_only")
       }))
@@ -107,7 +80,7 @@ describe("Endpoint authentication", () => {
     it.effect("a tool beyond the token's scopes: 403 -33007, insufficient_scope, data.requiredScopes", () =>
       Effect.gen(function*() {
         const readOnly = yield* createToken("readOnly")
-        const reply = yield* until(postModern("tools/call", { name: "write", arguments: {} }, { token: readOnly.token }), (r) => r.status !== 401)
+        const reply = yield* postModern("tools/call", { name: "write", arguments: {} }, { token: readOnly.token })
         assert.strictEqual(reply.status, 403)
         assert.strictEqual(reply.json.error.code, -33007)
         assert.deepStrictEqual(reply.json.error.data.requiredScopes, ["tools:read", "tools:write"])
@@ -122,11 +95,11 @@ describe("Endpoint authentication", () => {
     it.effect("a method beyond the token's scopes: 403 -33007 (the methods table)", () =>
       Effect.gen(function*() {
         const toolsOnly = yield* createToken("readOnly", { scopes: ["tools:read"] })
-        const reply = yield* until(postModern("resources/list", {}, { token: toolsOnly.token }), (r) => r.status !== 401)
+        const reply = yield* postModern("resources/list", {}, { token: toolsOnly.token })
         assert.strictEqual(reply.status, 403)
         assert.deepStrictEqual(reply.json.error.data.requiredScopes, ["resources:read"])
         const resourcesOnly = yield* createToken("readOnly", { scopes: ["resources:read"] })
-        const tools = yield* until(postModern("tools/list", {}, { token: resourcesOnly.token }), (r) => r.status !== 401)
+        const tools = yield* postModern("tools/list", {}, { token: resourcesOnly.token })
         assert.strictEqual(tools.status, 403)
         assert.deepStrictEqual(tools.json.error.data.requiredScopes, ["tools:read"])
         // server/discover needs no scope.
@@ -136,7 +109,7 @@ describe("Endpoint authentication", () => {
     it.effect("revocation is picked up by the running server: in-flight requests -33002, legacy sessions ended, then 401", () =>
       Effect.gen(function*() {
         const created = yield* createToken("readWrite")
-        yield* until(postModern("tools/list", {}, { token: created.token }), (r) => r.status === 200)
+        assert.strictEqual((yield* postModern("tools/list", {}, { token: created.token })).status, 200)
         const { sessionId } = yield* initializeLegacy({ token: created.token })
         assert.strictEqual((yield* postLegacy(sessionId, "ping", {}, { token: created.token })).status, 200)
         const started = yield* armSlow
@@ -154,7 +127,7 @@ describe("Endpoint authentication", () => {
         expectChallenge(after, 401, -33009, CHALLENGE_INVALID)
         // A new token of the same user cannot use the ended session either.
         const other = yield* createToken("readWrite")
-        const reused = yield* until(postLegacy(sessionId, "ping", {}, { token: other.token }), (r) => r.status !== 401)
+        const reused = yield* postLegacy(sessionId, "ping", {}, { token: other.token })
         assert.strictEqual(reused.status, 404)
         assert.strictEqual(reused.json.error.code, -33001)
       }))
@@ -163,7 +136,7 @@ describe("Endpoint authentication", () => {
       Effect.gen(function*() {
         const { endpoint, token } = yield* Harness
         const other = yield* createToken("readWrite")
-        yield* until(postModern("tools/list", {}, { token: other.token }), (r) => r.status === 200)
+        assert.strictEqual((yield* postModern("tools/list", {}, { token: other.token })).status, 200)
         const started = yield* armSlow
         const call = yield* Effect.fork(postModern("tools/call", { name: "slow", arguments: {} }, { id: 42 }))
         yield* Deferred.await(started)
@@ -182,6 +155,21 @@ describe("Endpoint authentication", () => {
         assert.strictEqual(reply.json.error.code, -33002)
         assert.strictEqual(reply.json.id, 42)
         validateMessage(MODERN, reply.json)
+      }))
+  })
+
+  // The daemon is built inside the block's TestContext: its authenticator reads the TestClock.
+  layer(harnessLayer())("token expiry on the TestClock", (it) => {
+    it.effect("expired token: 401 -33008 with error_description=\"token expired\"; valid up to 1 ms before expiresAt", () =>
+      Effect.gen(function*() {
+        const { tokenStore } = yield* Harness
+        const now = yield* Clock.currentTimeMillis
+        const { token } = yield* tokenStore.create({ name: "expiring", access: "readOnly", expiresAt: now + 60_000 }).pipe(Effect.orDie)
+        assert.strictEqual((yield* postModern("tools/list", {}, { token })).status, 200)
+        yield* TestClock.adjust("59999 millis")
+        assert.strictEqual((yield* postModern("tools/list", {}, { token })).status, 200)
+        yield* TestClock.adjust("1 millis")
+        expectChallenge(yield* postModern("tools/list", {}, { token }), 401, -33008, CHALLENGE_EXPIRED)
       }))
   })
 

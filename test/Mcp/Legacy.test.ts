@@ -5,13 +5,16 @@
  */
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { TokenStore } from "../../src/Mcp/TokenStore.ts"
-import { type Era, Harness, initializeLegacy, layer as harnessLayer, postLegacy, postRaw, validateMessage } from "./support/EndpointHarness.ts"
-
-const createToken = Effect.gen(function*() {
-  const store = yield* TokenStore
-  return yield* store.create({ name: "other", access: "readWrite" })
-}).pipe(Effect.provide(TokenStore.layerOneShot), Effect.orDie)
+import {
+  createToken,
+  type Era,
+  Harness,
+  initializeLegacy,
+  layer as harnessLayer,
+  postLegacy,
+  postRaw,
+  validateMessage
+} from "./support/EndpointHarness.ts"
 
 describe("Legacy era", () => {
   layer(harnessLayer(), { excludeTestServices: true })("sessions", (it) => {
@@ -86,13 +89,8 @@ describe("Legacy era", () => {
     it.effect("a session belongs to the token that created it: another token gets -33001", () =>
       Effect.gen(function*() {
         const { sessionId } = yield* initializeLegacy()
-        const other = yield* createToken
-        let reply = yield* postLegacy(sessionId, "ping", {}, { token: other.token })
-        for (let attempt = 0; attempt < 100 && reply.status === 401; attempt++) {
-          // Real time: the daemon picks up tokens.json on its own clock.
-          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 50)))
-          reply = yield* postLegacy(sessionId, "ping", {}, { token: other.token })
-        }
+        const other = yield* createToken("readWrite")
+        const reply = yield* postLegacy(sessionId, "ping", {}, { token: other.token })
         assert.strictEqual(reply.status, 404)
         assert.strictEqual(reply.json.error.code, -33001)
         assert.strictEqual((yield* postLegacy(sessionId, "ping")).status, 200)

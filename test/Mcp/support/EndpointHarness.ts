@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
+import type { AccessLevel, Scope as TokenScope } from "../../../src/Schema/Policy.ts"
 import { Ajv } from "ajv"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import addFormatsModule from "ajv-formats"
@@ -21,6 +22,7 @@ import type * as Settings from "../../../src/Daemon/Settings.ts"
 import * as Catalogue from "../../../src/Mcp/Catalogue.ts"
 import { BoundAddress } from "../../../src/Mcp/HttpTransport.ts"
 import { CurrentPrincipal } from "../../../src/Mcp/Principal.ts"
+import { TokenStore } from "../../../src/Mcp/TokenStore.ts"
 import { InvalidParams } from "../../../src/Schema/McpErrors.ts"
 import * as TestDaemon from "../../support/TestDaemon.ts"
 import * as TestHome from "../../support/TestHome.ts"
@@ -167,6 +169,8 @@ export class Harness extends Context.Tag("test/EndpointHarness")<Harness, {
   /** The first-run `default` token (readWrite); empty with `auth: "off"`. */
   readonly token: string
   readonly signals: Signals
+  /** The running daemon's own token store (the one its authenticator reads). */
+  readonly tokenStore: TokenStore["Type"]
 }>() {}
 
 /** Test defaults: no rate limit (tests send many requests), tokens on. */
@@ -183,10 +187,13 @@ export const layerIn = (overrides: Partial<Settings.ServeSettings> = {}): Layer.
       slowInterrupted: yield* Ref.make(0)
     }
     const token = yield* Deferred.make<string>()
+    const tokenStore = yield* Deferred.make<TokenStore["Type"]>()
+    // The catalogue may use the daemon's token store: the harness takes it from there.
+    const captureStore = Layer.effectDiscard(Effect.flatMap(TokenStore, (store) => Deferred.succeed(tokenStore, store)))
     const daemon = Daemon.layer({
       settings,
       port: 0,
-      catalogue: catalogue(signals),
+      catalogue: Layer.merge(catalogue(signals), captureStore),
       onDefaultToken: (created) => Deferred.succeed(token, created.token)
     })
     return Layer.effect(
@@ -195,13 +202,52 @@ export const layerIn = (overrides: Partial<Settings.ServeSettings> = {}): Layer.
         const address = yield* BoundAddress
         const home = yield* Home
         const created = settings.auth === "tokens" ? yield* Deferred.await(token) : ""
-        return Harness.of({ url: address.url, endpoint: `${address.url}/mcp`, port: address.port, home: home.dir, token: created, signals })
+        return Harness.of({
+          url: address.url,
+          endpoint: `${address.url}/mcp`,
+          port: address.port,
+          home: home.dir,
+          token: created,
+          signals,
+          tokenStore: yield* Deferred.await(tokenStore)
+        })
       })
     ).pipe(Layer.provide(daemon))
   }))
 
 /** A daemon with the test catalogue in a fresh temporary home. */
 export const layer = (overrides: Partial<Settings.ServeSettings> = {}) => layerIn(overrides).pipe(Layer.provideMerge(TestHome.layer))
+
+// ===== Tokens =====
+
+let tokenNames = 0
+
+/**
+ * Creates a token through another TokenStore on the same home, as `tokens create` would, and returns
+ * once the running daemon's store holds it (its change signal; bounded, in live time, so that a
+ * daemon that never notices fails the test instead of hanging it). For blocks on the live clock; on
+ * the TestClock create through `Harness.tokenStore` instead.
+ */
+export const createToken = (access: AccessLevel, options: { scopes?: ReadonlyArray<TokenScope>; expiresAt?: number } = {}) =>
+  Effect.gen(function*() {
+    const { tokenStore } = yield* Harness
+    const created = yield* Effect.flatMap(TokenStore, (store) => store.create({ name: `t-${access}-${++tokenNames}`, access, ...options })).pipe(
+      Effect.provide(TokenStore.layerOneShot),
+      Effect.orDie
+    )
+    yield* tokenStore.tokens.pipe(
+      Stream.filter((tokens) => tokens.some((info) => info.id === created.info.id)),
+      Stream.take(1),
+      Stream.runDrain,
+      Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => new Error("the daemon did not pick up the new token within 5 s") }),
+      Effect.orDie
+    )
+    return created
+  })
+
+/** Revokes a token through another TokenStore on the same home, as `tokens revoke` would. */
+export const revokeToken = (id: string) =>
+  Effect.flatMap(TokenStore, (store) => store.revoke(id)).pipe(Effect.provide(TokenStore.layerOneShot), Effect.orDie)
 
 /** A fresh deferred for the next `slow` call. */
 export const armSlow = Effect.gen(function*() {
