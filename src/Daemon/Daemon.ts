@@ -62,7 +62,7 @@ export type CatalogueEnvironment = Home | DaemonSettings | InFlight | TokenStore
  */
 export const defaultCatalogue: Layer.Layer<CatalogueServices, unknown, CatalogueEnvironment> = Layer.unwrapEffect(
   Effect.map(DaemonSettings, (settings) =>
-    Layer.mergeAll(ToolsLive, ResourcesLive, PromptsLive, CompletionsLive).pipe(
+    Layer.mergeAll(ToolsLive, ResourcesLive, PromptsLive, CompletionsLive, ApprovalsLayer.forgetOnRevocation).pipe(
       Layer.provide(ApprovalsLayer.layer(settings)),
       Layer.provide(Driver.layer.pipe(Layer.provideMerge(ConnectionStore.layer)))
     ))

@@ -6,6 +6,7 @@
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { ApprovalFlow } from "../../Approval/ApprovalFlow.ts"
@@ -13,6 +14,7 @@ import { Dialog, type DialogConfigError } from "../../Approval/Dialog.ts"
 import { FirstAccess } from "../../Approval/FirstAccess.ts"
 import { RequestState } from "../../Approval/RequestState.ts"
 import type { ServeSettings } from "../../Daemon/Settings.ts"
+import { onRevocation, type TokenStore } from "../TokenStore.ts"
 
 /**
  * Approval flow and first access over a given dialog (tests pass `Dialog.layerExec(...)`).
@@ -36,3 +38,12 @@ export const layer = (
   settings: Pick<ServeSettings, "approvals" | "approvalCommand">
 ): Layer.Layer<ApprovalFlow | FirstAccess, DialogConfigError> =>
   layerWithDialog(Dialog.layerFromMode(settings.approvals, { command: Option.getOrUndefined(settings.approvalCommand) }))
+
+/**
+ * A revoked token's first-access answers are forgotten (they are kept for the daemon's life otherwise).
+ *
+ * @category layers
+ */
+export const forgetOnRevocation: Layer.Layer<never, never, FirstAccess | TokenStore> = Layer.unwrapEffect(
+  Effect.map(FirstAccess, (firstAccess) => onRevocation((tokenId) => firstAccess.forgetPrincipal(tokenId)))
+)
