@@ -32,7 +32,59 @@ const openRequest = (port: number) =>
     socket.on("error", () => {})
   })
 
+/** Opens a `subscriptions/listen` SSE stream and resolves once its acknowledgement arrived. */
+const openStream = async (endpoint: string) => {
+  const response = await fetch(endpoint, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "subscriptions/listen"
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: "listen-1",
+      method: "subscriptions/listen",
+      params: {
+        notifications: { resourcesListChanged: true },
+        _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }
+      }
+    })
+  })
+  expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/)
+  const reader = response.body!.getReader()
+  const decoder = new TextDecoder()
+  let seen = ""
+  for (let i = 0; i < 100 && !seen.includes("notifications/subscriptions/acknowledged"); i++) {
+    const chunk = await reader.read()
+    if (chunk.done) break
+    seen += decoder.decode(chunk.value)
+  }
+  expect(seen).toContain("notifications/subscriptions/acknowledged")
+  /** Reads to the end of the stream; resolves with everything after the acknowledgement. */
+  const rest = (async () => {
+    let tail = ""
+    for (;;) {
+      const chunk = await reader.read().catch(() => ({ done: true as const, value: undefined }))
+      if (chunk.done) return tail
+      tail += decoder.decode(chunk.value)
+    }
+  })()
+  return { rest }
+}
+
 describe("shutdown", () => {
+  it("SIGINT with an SSE stream open ends the daemon, and the stream ends", async () => {
+    const home = await tempHome()
+    const daemon = await Cli.serve(["--home", home, "--port", "0", "--auth", "off"])
+    const stream = await openStream(daemon.endpoint)
+    daemon.child.kill("SIGINT")
+    const finished = await daemon.exited
+    expect(finished.code).toBe(0)
+    await stream.rest
+    await expect(NodeFs.stat(NodePath.join(home, "mcp-handshake.json"))).rejects.toThrow()
+  })
+
   it.each(["SIGINT", "SIGTERM"] as const)("%s with open requests ends the daemon and removes the handshake file", async (signal) => {
     const home = await tempHome()
     const daemon = await Cli.serve(["--home", home, "--port", "0", "--auth", "off"])
