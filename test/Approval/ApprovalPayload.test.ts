@@ -9,9 +9,10 @@ import {
   MAX_DESCRIPTION_LENGTH,
   parseAnswer
 } from "../../src/Approval/ApprovalPayload.js"
+import { referencePath } from "../support/Reference.ts"
 
-const schemaPath = "/work/shared/reference/mcp/schema-2026-07-28.json"
-const examplesDir = "/work/shared/reference/mcp/examples-2026-07-28"
+const schemaPath = referencePath("mcp", "schema-2026-07-28.json")
+const examplesDir = referencePath("mcp", "examples-2026-07-28")
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
 type AddFormats = (ajv: Ajv2020) => unknown

@@ -23,6 +23,7 @@ import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
 import { WeaviateInstance, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import * as WeaviateServer from "../weaviate/WeaviateServer.ts"
+import { referencePath } from "../support/Reference.ts"
 
 // ===== Official schema =====
 
@@ -30,7 +31,7 @@ import * as WeaviateServer from "../weaviate/WeaviateServer.ts"
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => unknown
 const ajv = new Ajv2020({ strict: false, allErrors: true })
 addFormats(ajv)
-ajv.addSchema(JSON.parse(NodeFs.readFileSync("/work/shared/reference/mcp/schema-2026-07-28.json", "utf8")), "mcp")
+ajv.addSchema(JSON.parse(NodeFs.readFileSync(referencePath("mcp", "schema-2026-07-28.json"), "utf8")), "mcp")
 
 const assertValid = (definition: string, value: unknown) => {
   const validate = ajv.getSchema(`mcp#/$defs/${definition}`)!

@@ -4,13 +4,13 @@
  * registering the definitions as one Ajv schema.
  */
 import * as fs from "node:fs"
-import * as path from "node:path"
 import { Ajv } from "ajv"
 import addFormatsImport from "ajv-formats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startWeaviate, type WeaviateTestInstance } from "./WeaviateServer.ts"
+import { referencePath } from "../support/Reference.ts"
 
-const SPEC_FILE = path.resolve(import.meta.dirname, "../../../shared/reference/weaviate/openapi.json")
+const SPEC_FILE = referencePath("weaviate", "openapi.json")
 const spec = JSON.parse(fs.readFileSync(SPEC_FILE, "utf8")) as {
   definitions: Record<string, unknown>
   paths: Record<string, Record<string, { responses: Record<string, { schema?: unknown }> }>>

@@ -26,6 +26,7 @@ import { TokenStore } from "../../../src/Mcp/TokenStore.ts"
 import { InvalidParams } from "../../../src/Schema/McpErrors.ts"
 import * as TestDaemon from "../../support/TestDaemon.ts"
 import * as TestHome from "../../support/TestHome.ts"
+import { referencePath } from "../../support/Reference.ts"
 
 // ===== The test catalogue =====
 
@@ -381,7 +382,7 @@ export const postLegacy = (
 
 // ===== The official JSON Schemas =====
 
-const referenceDir = NodePath.resolve(import.meta.dirname, "../../../../shared/reference/mcp")
+const referenceDir = referencePath("mcp")
 const loadSchema = (file: string) => JSON.parse(NodeFs.readFileSync(NodePath.join(referenceDir, file), "utf8"))
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object.
