@@ -1,0 +1,247 @@
+/**
+ * Benchmark: `tools/list` throughput over keep-alive HTTP on 127.0.0.1.
+ *
+ * Three servers in this process, each driven in turn by the load generator `bench/support/load.ts`
+ * in a child process (64 keep-alive connections, `DURATION_MS` per server after a 1 s warm-up):
+ * - `node:http`: a bare server answering fixed bytes, as many as our `tools/list` response;
+ * - ours: the real daemon (`auth: "off"`, rate limit off) with the default catalogue, modern era;
+ * - `sdk-v1`: the official SDK v1 server (`McpServer` + `StreamableHTTPServerTransport`, stateless, JSON
+ *   responses, a server and transport per request as its stateless example does) listing the same
+ *   tool descriptors.
+ * Prints requests/s, p50 and p99 per server and merges two rows `{scenario: "tools/list", metric:
+ * "requests_per_second", ...}` (against `node:http` and against `sdk-v1`) into `bench/results.json`.
+ * Run with `npm run bench:tools-list` (`DURATION_MS=n`, `CONNECTIONS=n` to change the load).
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeHttp from "node:http"
+import type * as NodeNet from "node:net"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import * as Daemon from "../src/Daemon/Daemon.ts"
+import { Home } from "../src/Daemon/Home.ts"
+import * as Settings from "../src/Daemon/Settings.ts"
+import { BoundAddress } from "../src/Mcp/HttpTransport.ts"
+
+const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 5000), 500), 60_000)
+const WARMUP_MS = 1000
+const CONNECTIONS = Math.min(Math.max(Number(process.env.CONNECTIONS ?? 64), 1), 512)
+const MODERN = "2026-07-28"
+const LEGACY = "2025-11-25"
+const RESULTS = NodePath.join(import.meta.dirname, "results.json")
+const LOAD = NodePath.join(import.meta.dirname, "support", "load.ts")
+
+// ===== The servers =====
+
+const home = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-"))
+
+const daemon = Layer.unwrapEffect(Effect.gen(function*() {
+  const defaults = yield* Effect.orDie(Effect.withConfigProvider(Settings.ServeSettings, ConfigProvider.fromJson({})))
+  return Daemon.layer({ settings: { ...defaults, auth: "off", rateLimit: 0 }, port: 0 })
+})).pipe(Layer.provide(Layer.effect(Home, Home.make(home))))
+
+const listen = (server: NodeHttp.Server) =>
+  new Promise<string>((resolve) =>
+    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as NodeNet.AddressInfo).port}/mcp`))
+  )
+
+const close = (server: NodeHttp.Server) =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections()
+    server.close(() => resolve())
+  })
+
+/** Fixed bytes for every request, after reading the body (as any server must). */
+const bareServer = (body: Buffer) =>
+  NodeHttp.createServer((request, response) => {
+    request.resume()
+    request.on("end", () => {
+      response.writeHead(200, { "content-type": "application/json", "content-length": body.length })
+      response.end(body)
+    })
+  })
+
+/** The official SDK v1 server, stateless: a server and a transport per request. */
+const sdkServer = (tools: ReadonlyArray<unknown>) =>
+  NodeHttp.createServer((request, response) => {
+    const mcp = new McpServer({ name: "weaviate-mcp-bench", version: "0.0.0" }, { capabilities: { tools: {} } })
+    mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools as never }))
+    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true }) // no sessionIdGenerator: stateless
+    response.on("close", () => {
+      void transport.close()
+      void mcp.close()
+    })
+    mcp.connect(transport).then(() => transport.handleRequest(request, response)).catch((error) => {
+      if (!response.headersSent) response.writeHead(500).end(String(error))
+    })
+  })
+
+// ===== Requests =====
+
+interface Target {
+  readonly name: string
+  readonly url: string
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+
+const modernRequest = (url: string, name: string): Target => ({
+  name,
+  url,
+  headers: { "content-type": "application/json", "mcp-protocol-version": MODERN, "mcp-method": "tools/list" },
+  body: JSON.stringify({
+    jsonrpc: "2.0",
+    id: 1,
+    method: "tools/list",
+    params: { _meta: { "io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {} } }
+  })
+})
+
+const legacyRequest = (url: string): Target => ({
+  name: "sdk-v1",
+  url,
+  headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": LEGACY },
+  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })
+})
+
+/**
+ * One request on its own connection, closed after the answer: the daemon takes at most 64 connections
+ * (the contract's limit), all of which the load generator uses.
+ */
+const fetchOnce = (target: Target) =>
+  new Promise<Buffer>((resolve, reject) => {
+    const request = NodeHttp.request(target.url, { method: "POST", headers: target.headers, agent: false }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on("end", () => {
+        const bytes = Buffer.concat(chunks)
+        if (response.statusCode !== 200) reject(new Error(`${target.name}: ${response.statusCode} ${bytes.toString("utf8").slice(0, 500)}`))
+        else resolve(bytes)
+      })
+    })
+    request.on("error", reject)
+    request.end(target.body)
+  })
+
+// ===== Load =====
+
+interface Measurement {
+  readonly requests: number
+  readonly errors: number
+  readonly seconds: number
+  readonly requestsPerSecond: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly firstError?: string
+}
+
+const load = (target: Target, durationMs: number) =>
+  new Promise<Measurement>((resolve, reject) => {
+    const child = NodeChildProcess.spawn(process.execPath, ["--import", "tsx", LOAD], {
+      env: {
+        ...process.env,
+        LOAD_URL: target.url,
+        LOAD_BODY: target.body,
+        LOAD_HEADERS: JSON.stringify(target.headers),
+        CONNECTIONS: String(CONNECTIONS),
+        DURATION_MS: String(durationMs)
+      },
+      stdio: ["ignore", "pipe", "inherit"]
+    })
+    let out = ""
+    child.stdout.on("data", (chunk) => (out += chunk))
+    // Bounded: the generator stops itself after its duration; this only catches a stuck child.
+    const timer = setTimeout(() => child.kill("SIGKILL"), durationMs + 30_000)
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      if (code !== 0) return reject(new Error(`load generator exited with ${code}`))
+      resolve(JSON.parse(out.trim()) as Measurement)
+    })
+  })
+
+const measure = async (target: Target) => {
+  await load(target, WARMUP_MS)
+  const result = await load(target, DURATION_MS)
+  console.log(
+    `${target.name.padEnd(10)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  ` +
+      `p99 ${result.p99Ms.toFixed(2)} ms  (${result.requests} requests, ${result.errors} errors)`
+  )
+  if (result.errors > 0) throw new Error(`${target.name}: ${result.errors} requests failed, the first: ${result.firstError}`)
+  return result
+}
+
+// ===== Results =====
+
+interface Row {
+  readonly scenario: string
+  readonly metric: string
+  readonly unit: string
+  readonly ours: number
+  readonly baseline: number
+  readonly baselineName: string
+  readonly ratio: number
+}
+
+/** Replaces this scenario's rows in `bench/results.json`, keeping every other scenario's. */
+const merge = (rows: ReadonlyArray<Row>) => {
+  const existing: unknown = NodeFs.existsSync(RESULTS) ? JSON.parse(NodeFs.readFileSync(RESULTS, "utf8")) : []
+  if (!Array.isArray(existing)) throw new Error(`${RESULTS} is not an array of results; not overwriting it`)
+  const replaced = (row: Partial<Row>) =>
+    rows.some((r) => r.scenario === row.scenario && r.metric === row.metric && r.baselineName === row.baselineName)
+  NodeFs.writeFileSync(RESULTS, `${JSON.stringify([...existing.filter((row) => !replaced(row)), ...rows], null, 2)}\n`)
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000
+
+const main = async () => {
+  const runtime = ManagedRuntime.make(daemon)
+  const servers: Array<NodeHttp.Server> = []
+  try {
+    const address = await runtime.runPromise(BoundAddress)
+    const ours = modernRequest(`${address.url}/mcp`, "ours")
+    const response = await fetchOnce(ours)
+    const tools = (JSON.parse(response.toString("utf8")) as { result: { tools: ReadonlyArray<unknown> } }).result.tools
+    const bare = bareServer(response)
+    const sdk = sdkServer(tools)
+    servers.push(bare, sdk)
+    const bareTarget = modernRequest(await listen(bare), "node:http")
+    const sdkTarget = legacyRequest(await listen(sdk))
+    const sdkBytes = (await fetchOnce(sdkTarget)).length
+    console.log(
+      `tools/list: ${tools.length} tools, ${response.length} bytes (sdk-v1: ${sdkBytes} bytes); ` +
+        `${CONNECTIONS} connections, ${DURATION_MS} ms each; load average ${NodeOs.loadavg().map((n) => n.toFixed(2)).join(" ")}, ` +
+        `${NodeOs.availableParallelism()} CPUs`
+    )
+    const baseline = await measure(bareTarget)
+    const measured = await measure(ours)
+    const official = await measure(sdkTarget)
+    const row = (against: Measurement, baselineName: string): Row => ({
+      scenario: "tools/list",
+      metric: "requests_per_second",
+      unit: "req/s",
+      ours: measured.requestsPerSecond,
+      baseline: against.requestsPerSecond,
+      baselineName,
+      ratio: round(measured.requestsPerSecond / against.requestsPerSecond)
+    })
+    const rows = [row(baseline, "node:http"), row(official, "sdk-v1")]
+    for (const r of rows) console.log(`ratio to ${r.baselineName}: ${r.ratio}`)
+    merge(rows)
+  } finally {
+    await Promise.all(servers.map(close))
+    await runtime.dispose()
+    NodeFs.rmSync(home, { recursive: true, force: true })
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})
