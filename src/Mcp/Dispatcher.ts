@@ -36,6 +36,8 @@ export type Reply =
     readonly payload: Readonly<Record<string, unknown>>
     /** The cache hint of the modern era; `undefined` for methods outside the cache table. */
     readonly cache: CacheHints.CacheHint | undefined
+    /** The JSON text of some payload members, already known (the endpoint splices it in). */
+    readonly serialized?: Readonly<Record<string, string>>
   }
   | {
     readonly _tag: "InputRequired"
@@ -128,18 +130,36 @@ export const make = (options: {
     return visible
   }
 
+  // `tools/list` is the hot path: a page depends only on the scope set and the cursor, so the reply
+  // and the JSON text of its tools are kept. Bounded: invalid cursors are refused before, and there are
+  // few scope sets and pages.
+  const toolPages = new Map<string, Reply>()
+  const listTools = (principal: Principal, params: unknown): Either.Either<Reply, InvalidParams> =>
+    Either.flatMap(decodePaginated("tools/list", params), (decoded) => {
+      const key = decoded.cursor === undefined ? principal.scopes.join(" ") : `${principal.scopes.join(" ")}\n${decoded.cursor}`
+      const cached = toolPages.get(key)
+      if (cached !== undefined) return Either.right(cached)
+      return Either.map(listed("tools/list", "tools", decoded, visibleTools(principal)), (reply) => {
+        const withText: Reply = reply._tag === "Result" ? { ...reply, serialized: { tools: JSON.stringify(reply.payload.tools) } } : reply
+        toolPages.set(key, withText)
+        return withText
+      })
+    })
+
   const listed = <A>(
     method: string,
     key: string,
-    params: unknown,
+    decoded: { readonly cursor?: string | undefined },
     items: ReadonlyArray<A>
   ): Either.Either<Reply, InvalidParams> =>
-    Either.flatMap(decodePaginated(method, params), (decoded) =>
-      Either.map(pagination.page(method, items, decoded.cursor), (page) =>
-        result(
-          page.nextCursor === undefined ? { [key]: page.items } : { [key]: page.items, nextCursor: page.nextCursor },
-          CacheHints.table[method]
-        )))
+    Either.map(pagination.page(method, items, decoded.cursor), (page) =>
+      result(
+        page.nextCursor === undefined ? { [key]: page.items } : { [key]: page.items, nextCursor: page.nextCursor },
+        CacheHints.table[method]
+      ))
+
+  const listAll = <A>(method: string, key: string, params: unknown, items: ReadonlyArray<A>) =>
+    Either.flatMap(decodePaginated(method, params), (decoded) => listed(method, key, decoded, items))
 
   const now = (reply: Either.Either<Reply, McpError>): Either.Either<Prepared, McpError> =>
     Either.map(reply, (value) => ({ suspends: false, run: Effect.succeed(value) }))
@@ -156,18 +176,18 @@ export const make = (options: {
     if (!hasScopes(principal, required)) return Either.left(insufficientScope(required))
     switch (method) {
       case "tools/list":
-        return now(listed(method, "tools", params, visibleTools(principal)))
+        return now(listTools(principal, params))
       case "prompts/list":
-        return now(listed(method, "prompts", params, prompts.all))
+        return now(listAll(method, "prompts", params, prompts.all))
       case "resources/templates/list":
-        return now(listed(method, "resourceTemplates", params, resources.templates))
+        return now(listAll(method, "resourceTemplates", params, resources.templates))
       case "resources/list":
         return Either.flatMap(decodePaginated(method, params), (decoded) =>
           // Validate the cursor's signature now: a forged cursor is a -32602 before any work.
           decoded.cursor !== undefined && Either.isLeft(pagination.offsetOf(method, decoded.cursor))
             ? Either.left(new InvalidParams({ message: "Invalid cursor" }))
             : later(Effect.flatMap(resources.list, (all) =>
-              Either.match(listed(method, "resources", params, all), {
+              Either.match(listed(method, "resources", decoded, all), {
                 onLeft: Effect.fail,
                 onRight: Effect.succeed
               }))))

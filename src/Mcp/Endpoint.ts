@@ -116,6 +116,30 @@ const errorResponse = (id: JsonRpc.RequestId | null, error: McpError, headers?: 
 const successResponse = (id: JsonRpc.RequestId, result: unknown, headers?: Readonly<Record<string, string>>): HttpTransport.HttpResponse =>
   HttpTransport.json(200, { jsonrpc: "2.0", id, result }, headers)
 
+/**
+ * A success whose result has members with known JSON text (`serialized`): they are spliced in rather
+ * than serialised again (the tools of `tools/list` are most of its bytes).
+ */
+const splicedResponse = (
+  id: JsonRpc.RequestId,
+  result: Readonly<Record<string, unknown>>,
+  serialized: Readonly<Record<string, string>>
+): HttpTransport.HttpResponse => {
+  const parts: Array<string> = []
+  const rest: Record<string, unknown> = {}
+  for (const member in result) {
+    if (!(member in serialized)) rest[member] = result[member]
+  }
+  for (const member in serialized) {
+    if (member in result) parts.push(`${JSON.stringify(member)}:${serialized[member]}`)
+  }
+  const tail = JSON.stringify(rest)
+  if (tail !== "{}") parts.push(tail.slice(1, -1))
+  return HttpTransport.full(200, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{${parts.join(",")}}}`, {
+    "content-type": "application/json"
+  })
+}
+
 /** The id of a body we did not decode (the transport-level refusals). */
 const idOfBody = (body: string): JsonRpc.RequestId | null => {
   if (body.length === 0) return null
@@ -339,7 +363,12 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
         ? Effect.zipRight(Effect.logWarning(`input_required answered to a legacy ${scope.method}`), Effect.fail(internal()))
         : Effect.succeed(shape(scope, reply, trace))
     if (Option.isNone(progressToken)) {
-      return settle(id, Effect.flatMap(run(() => Effect.void), toResult), (result) => successResponse(id, result))
+      const respond = (reply: Dispatcher.Reply) =>
+        Effect.map(toResult(reply), (result) =>
+          reply._tag === "Result" && reply.serialized !== undefined && isObject(result)
+            ? splicedResponse(id, result, reply.serialized)
+            : successResponse(id, result))
+      return settle(id, Effect.flatMap(run(() => Effect.void), respond), (response) => response)
     }
     return Effect.succeed(eventStream(
       id,
