@@ -36,8 +36,8 @@ export type Reply =
     readonly payload: Readonly<Record<string, unknown>>
     /** The cache hint of the modern era; `undefined` for methods outside the cache table. */
     readonly cache: CacheHints.CacheHint | undefined
-    /** The JSON text of some payload members, already known (the endpoint splices it in). */
-    readonly serialized?: Readonly<Record<string, string>>
+    /** The JSON text (UTF-8) of some payload members, already known: the endpoint splices it in. */
+    readonly serialized?: Readonly<Record<string, Uint8Array>>
   }
   | {
     readonly _tag: "InputRequired"
@@ -140,7 +140,7 @@ export const make = (options: {
       const cached = toolPages.get(key)
       if (cached !== undefined) return Either.right(cached)
       return Either.map(listed("tools/list", "tools", decoded, visibleTools(principal)), (reply) => {
-        const withText: Reply = reply._tag === "Result" ? { ...reply, serialized: { tools: JSON.stringify(reply.payload.tools) } } : reply
+        const withText: Reply = reply._tag === "Result" ? { ...reply, serialized: { tools: Buffer.from(JSON.stringify(reply.payload.tools)) } } : reply
         toolPages.set(key, withText)
         return withText
       })

@@ -117,27 +117,30 @@ const successResponse = (id: JsonRpc.RequestId, result: unknown, headers?: Reado
   HttpTransport.json(200, { jsonrpc: "2.0", id, result }, headers)
 
 /**
- * A success whose result has members with known JSON text (`serialized`): they are spliced in rather
- * than serialised again (the tools of `tools/list` are most of its bytes).
+ * A success whose result has members with known JSON text (`serialized`, UTF-8): the bytes are spliced
+ * in rather than serialised and encoded again (the tools of `tools/list` are most of its bytes).
  */
 const splicedResponse = (
   id: JsonRpc.RequestId,
   result: Readonly<Record<string, unknown>>,
-  serialized: Readonly<Record<string, string>>
+  serialized: Readonly<Record<string, Uint8Array>>
 ): HttpTransport.HttpResponse => {
-  const parts: Array<string> = []
+  const chunks: Array<Uint8Array> = []
+  let text = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{`
+  let first = true
+  for (const member in serialized) {
+    if (!(member in result)) continue
+    chunks.push(Buffer.from(`${text}${first ? "" : ","}${JSON.stringify(member)}:`), serialized[member]!)
+    text = ""
+    first = false
+  }
   const rest: Record<string, unknown> = {}
   for (const member in result) {
     if (!(member in serialized)) rest[member] = result[member]
   }
-  for (const member in serialized) {
-    if (member in result) parts.push(`${JSON.stringify(member)}:${serialized[member]}`)
-  }
   const tail = JSON.stringify(rest)
-  if (tail !== "{}") parts.push(tail.slice(1, -1))
-  return HttpTransport.full(200, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{${parts.join(",")}}}`, {
-    "content-type": "application/json"
-  })
+  chunks.push(Buffer.from(`${text}${tail === "{}" ? "" : `${first ? "" : ","}${tail.slice(1, -1)}`}}}`))
+  return HttpTransport.full(200, Buffer.concat(chunks), { "content-type": "application/json" })
 }
 
 /** The id of a body we did not decode (the transport-level refusals). */

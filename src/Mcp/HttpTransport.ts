@@ -53,7 +53,8 @@ export interface HttpRequest {
 }
 
 /**
- * A response: a complete body, or a stream of text chunks (SSE).
+ * A response: a complete body (text, or bytes already encoded as UTF-8), or a stream of text chunks
+ * (SSE).
  *
  * @category models
  */
@@ -62,7 +63,7 @@ export type HttpResponse =
     readonly _tag: "Full"
     readonly status: number
     readonly headers: Readonly<Record<string, string>>
-    readonly body: string
+    readonly body: string | Uint8Array
   }
   | {
     readonly _tag: "Stream"
@@ -72,7 +73,7 @@ export type HttpResponse =
   }
 
 /** @category constructors */
-export const full = (status: number, body = "", headers: Readonly<Record<string, string>> = {}): HttpResponse => ({
+export const full = (status: number, body: string | Uint8Array = "", headers: Readonly<Record<string, string>> = {}): HttpResponse => ({
   _tag: "Full",
   status,
   headers,
