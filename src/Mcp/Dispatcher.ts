@@ -50,6 +50,8 @@ export interface Prepared {
   /** Whether the handler may suspend (database calls, dialogs): such calls run registered in flight. */
   readonly suspends: boolean
   readonly run: Effect.Effect<Reply, McpError, Catalogue.HandlerContext>
+  /** The reply, when it is known without running anything (the static lists): no context to provide. */
+  readonly reply?: Reply
 }
 
 /** The methods served here. @category constants */
@@ -162,7 +164,7 @@ export const make = (options: {
     Either.flatMap(decodePaginated(method, params), (decoded) => listed(method, key, decoded, items))
 
   const now = (reply: Either.Either<Reply, McpError>): Either.Either<Prepared, McpError> =>
-    Either.map(reply, (value) => ({ suspends: false, run: Effect.succeed(value) }))
+    Either.map(reply, (value) => ({ suspends: false, run: Effect.succeed(value), reply: value }))
 
   const later = (run: Prepared["run"]): Either.Either<Prepared, McpError> => Either.right({ suspends: true, run })
 

@@ -371,7 +371,9 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
           reply._tag === "Result" && reply.serialized !== undefined && isObject(result)
             ? splicedResponse(id, result, reply.serialized)
             : successResponse(id, result))
-      return settle(id, Effect.flatMap(run(() => Effect.void), respond), (response) => response)
+      // A reply known already (the static lists) needs no handler context.
+      const replied = prepared.reply === undefined ? run(() => Effect.void) : Effect.succeed(prepared.reply)
+      return settle(id, Effect.flatMap(replied, respond), (response) => response)
     }
     return Effect.succeed(eventStream(
       id,
