@@ -20,11 +20,11 @@ import { Home } from "../src/Daemon/Home.ts"
 import * as Settings from "../src/Daemon/Settings.ts"
 import * as Catalogue from "../src/Mcp/Catalogue.ts"
 import { BoundAddress } from "../src/Mcp/HttpTransport.ts"
+import { merge, percentile, type Row } from "./support/Results.ts"
 
 const ITERATIONS = Math.min(Math.max(Number(process.env.ITERATIONS ?? 300), 10), 5_000)
 const WARMUP = 30
 const VERSION = "2026-07-28"
-const RESULTS = NodePath.join(import.meta.dirname, "results.json")
 
 /** Resolves the promise registered for a request id when the tool starts running it. */
 const started = new Map<string | number, () => void>()
@@ -95,28 +95,8 @@ const roundTrip = async (url: string, id: number) => {
   return elapsed
 }
 
-const percentile = (samples: ReadonlyArray<number>, p: number) => {
-  const sorted = [...samples].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
-}
 
-interface Row {
-  readonly scenario: string
-  readonly metric: string
-  readonly unit: string
-  readonly ours: number
-  readonly baseline: number
-  readonly baselineName: string
-  readonly ratio: number
-}
 
-/** Replaces this scenario's rows in `bench/results.json`, keeping every other scenario's. */
-const merge = (rows: ReadonlyArray<Row>) => {
-  const existing: unknown = NodeFs.existsSync(RESULTS) ? JSON.parse(NodeFs.readFileSync(RESULTS, "utf8")) : []
-  if (!Array.isArray(existing)) throw new Error(`${RESULTS} is not an array of results; not overwriting it`)
-  const kept = existing.filter((row: Partial<Row>) => !(row.scenario === "cancel" && rows.some((r) => r.metric === row.metric)))
-  NodeFs.writeFileSync(RESULTS, `${JSON.stringify([...kept, ...rows], null, 2)}\n`)
-}
 
 const round = (n: number) => Math.round(n * 1000) / 1000
 

@@ -29,13 +29,13 @@ import * as Daemon from "../src/Daemon/Daemon.ts"
 import { Home } from "../src/Daemon/Home.ts"
 import * as Settings from "../src/Daemon/Settings.ts"
 import { BoundAddress } from "../src/Mcp/HttpTransport.ts"
+import { merge, type Row } from "./support/Results.ts"
 
 const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 5000), 500), 60_000)
 const WARMUP_MS = 1000
 const CONNECTIONS = Math.min(Math.max(Number(process.env.CONNECTIONS ?? 64), 1), 512)
 const MODERN = "2026-07-28"
 const LEGACY = "2025-11-25"
-const RESULTS = NodePath.join(import.meta.dirname, "results.json")
 const LOAD = NodePath.join(import.meta.dirname, "support", "load.ts")
 
 // ===== The servers =====
@@ -179,24 +179,7 @@ const measure = async (target: Target) => {
 
 // ===== Results =====
 
-interface Row {
-  readonly scenario: string
-  readonly metric: string
-  readonly unit: string
-  readonly ours: number
-  readonly baseline: number
-  readonly baselineName: string
-  readonly ratio: number
-}
 
-/** Replaces this scenario's rows in `bench/results.json`, keeping every other scenario's. */
-const merge = (rows: ReadonlyArray<Row>) => {
-  const existing: unknown = NodeFs.existsSync(RESULTS) ? JSON.parse(NodeFs.readFileSync(RESULTS, "utf8")) : []
-  if (!Array.isArray(existing)) throw new Error(`${RESULTS} is not an array of results; not overwriting it`)
-  const replaced = (row: Partial<Row>) =>
-    rows.some((r) => r.scenario === row.scenario && r.metric === row.metric && r.baselineName === row.baselineName)
-  NodeFs.writeFileSync(RESULTS, `${JSON.stringify([...existing.filter((row) => !replaced(row)), ...rows], null, 2)}\n`)
-}
 
 const round = (n: number) => Math.round(n * 1000) / 1000
 
@@ -222,7 +205,7 @@ const main = async () => {
     const baseline = await measure(bareTarget)
     const measured = await measure(ours)
     const official = await measure(sdkTarget)
-    const row = (against: Measurement, baselineName: string): Row => ({
+    const row = (against: Measurement, baselineName: Row["baselineName"]): Row => ({
       scenario: "tools/list",
       metric: "requests_per_second",
       unit: "req/s",

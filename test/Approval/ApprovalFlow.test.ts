@@ -13,9 +13,10 @@ import {
   toolErrorCode
 } from "../../src/Approval/ApprovalFlow.js"
 import { APPROVE_STATEMENT } from "../../src/Approval/ApprovalPayload.js"
-import { Dialog, type DialogRequest, type DialogService } from "../../src/Approval/Dialog.js"
+import { Dialog } from "../../src/Approval/Dialog.js"
 import { RequestState } from "../../src/Approval/RequestState.js"
 import { InvalidParams } from "../../src/Schema/McpErrors.js"
+import { recordingDialog } from "./support.ts"
 
 // ===== The pure table =====
 
@@ -120,20 +121,6 @@ describe("ApprovalFlow.decide (the state table)", () => {
 
 // ===== The driver =====
 
-const recordingDialog = (answers: ReadonlyArray<boolean>, interactive = true) => {
-  const asked: Array<DialogRequest> = []
-  const queue = [...answers]
-  const service: DialogService = {
-    kind: interactive ? "exec" : "deny",
-    interactive,
-    confirm: (request) =>
-      Effect.sync(() => {
-        asked.push(request)
-        return queue.shift() ?? false
-      })
-  }
-  return { asked, layer: Layer.succeed(Dialog, service) }
-}
 
 const flowLayer = (dialog: Layer.Layer<Dialog>) =>
   ApprovalFlow.layer.pipe(Layer.provideMerge(Layer.merge(RequestState.layer, dialog)))

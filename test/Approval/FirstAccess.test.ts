@@ -9,21 +9,8 @@ import { APPROVE_STATEMENT } from "../../src/Approval/ApprovalPayload.js"
 import { Dialog, type DialogRequest, type DialogService } from "../../src/Approval/Dialog.js"
 import { FirstAccess, type FirstAccessInput } from "../../src/Approval/FirstAccess.js"
 import { RequestState } from "../../src/Approval/RequestState.js"
+import { recordingDialog } from "./support.ts"
 
-const recordingDialog = (answers: ReadonlyArray<boolean>, interactive = true) => {
-  const asked: Array<DialogRequest> = []
-  const queue = [...answers]
-  const service: DialogService = {
-    kind: interactive ? "exec" : "deny",
-    interactive,
-    confirm: (request) =>
-      Effect.sync(() => {
-        asked.push(request)
-        return queue.shift() ?? false
-      })
-  }
-  return { asked, layer: Layer.succeed(Dialog, service) }
-}
 
 const firstAccessLayer = (dialog: Layer.Layer<Dialog>) =>
   FirstAccess.layer.pipe(Layer.provideMerge(Layer.merge(RequestState.layer, dialog)))

@@ -2,10 +2,11 @@
  * Helpers shared by the approval tests.
  */
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import type { DialogRequest } from "../../src/Approval/Dialog.js"
+import { Dialog, type DialogRequest, type DialogService } from "../../src/Approval/Dialog.js"
 
 /** A real-time pause, independent of the TestClock (for polling outside processes). */
 export const realPause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
@@ -54,4 +55,20 @@ export const sampleRequest: DialogRequest = {
   principalName: "default",
   connectionName: "local",
   clientName: "Claude"
+}
+
+/** A dialog that records what it was asked and answers from a queue (then no). */
+export const recordingDialog = (answers: ReadonlyArray<boolean>, interactive = true) => {
+  const asked: Array<DialogRequest> = []
+  const queue = [...answers]
+  const service: DialogService = {
+    kind: interactive ? "exec" : "deny",
+    interactive,
+    confirm: (request) =>
+      Effect.sync(() => {
+        asked.push(request)
+        return queue.shift() ?? false
+      })
+  }
+  return { asked, layer: Layer.succeed(Dialog, service) }
 }

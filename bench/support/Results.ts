@@ -1,0 +1,33 @@
+/**
+ * `bench/results.json`: an array of `{scenario, metric, unit, ours, baseline, baselineName, ratio}`
+ * (spec/README.md). Each benchmark replaces its own rows and keeps everyone else's.
+ */
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+
+export const RESULTS = NodePath.join(import.meta.dirname, "..", "results.json")
+
+export interface Row {
+  readonly scenario: "tools/list" | "execute_query" | "browse" | "cancel" | "startup" | "memory"
+  readonly metric: string
+  readonly unit: string
+  readonly ours: number
+  readonly baseline: number
+  readonly baselineName: "sdk-v2" | "sdk-v1" | "node:http" | "direct-graphql" | "weaviate-ts-client"
+  readonly ratio: number
+}
+
+/** Replaces the rows with the same scenario, metric and baseline; keeps every other row. */
+export const merge = (rows: ReadonlyArray<Row>) => {
+  const existing: unknown = NodeFs.existsSync(RESULTS) ? JSON.parse(NodeFs.readFileSync(RESULTS, "utf8")) : []
+  if (!Array.isArray(existing)) throw new Error(`${RESULTS} is not an array of results; not overwriting it`)
+  const replaced = (row: Partial<Row>) =>
+    rows.some((r) => r.scenario === row.scenario && r.metric === row.metric && r.baselineName === row.baselineName)
+  NodeFs.writeFileSync(RESULTS, `${JSON.stringify([...existing.filter((row) => !replaced(row)), ...rows], null, 2)}\n`)
+}
+
+/** The p-th percentile (nearest rank) of samples. */
+export const percentile = (samples: ReadonlyArray<number>, p: number) => {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!
+}
