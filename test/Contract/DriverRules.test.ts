@@ -6,6 +6,7 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
@@ -126,7 +127,7 @@ describe("Contract: driver surfaces in the CLI", () => {
     const created = await Cli.run(["rest", "local", `POST /objects {"class":"Plain","id":"${uuidOf(900)}","properties":{"title":"from the console"}}`, "--home", home])
     assert.strictEqual(created.code, 0, created.stderr)
     const row = await withDriver((d) => d.getRow("local", "Plain", uuidOf(900)))
-    assert.strictEqual((row as { _tag: string; value: { title: string } }).value.title, "from the console")
+    assert.strictEqual(Option.getOrThrow(row).title, "from the console")
     const refused = await Cli.run(["rest", "local", "GET /schema/NoSuchClass", "--home", home])
     assert.strictEqual(refused.code, 1)
   })
