@@ -59,7 +59,11 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
   readonly add: (input: typeof ConnectionInput.Encoded) => Effect.Effect<Connection, StoreError>
   readonly update: (idOrName: string, patch: ConnectionPatch) => Effect.Effect<Connection, StoreError | ConnectionNotFound>
   readonly remove: (idOrName: string) => Effect.Effect<Connection, StoreError | ConnectionNotFound>
-  /** The list after every change (first element: the list when listening starts). */
+  /**
+   * The list after every change. The first element is the list read once listening has started, so
+   * every change made after it was read is emitted (saves through this service at once, edits of the
+   * file by others within a second).
+   */
   readonly changes: Stream.Stream<ReadonlyArray<Connection>, StoreError>
 }>() {
   static readonly make = Effect.gen(function*() {
@@ -146,13 +150,16 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
     const digest = (connections: ReadonlyArray<Connection>) =>
       JSON.stringify(Schema.encodeSync(Schema.Array(Connection))(connections))
 
-    const changes = Stream.fromPubSub(pubsub).pipe(
-      Stream.merge(Stream.fromSchedule(Schedule.spaced(Duration.seconds(1)))),
-      Stream.map(() => undefined),
-      Stream.prepend(Chunk.of(undefined)),
-      Stream.mapEffect(() => list),
-      Stream.changesWith((a, b) => digest(a) === digest(b))
-    )
+    // Listening for saves starts before the first list is read: a save that completes after that
+    // read has published after the subscription, so it is always read again and compared.
+    const changes = Stream.unwrapScoped(Effect.map(PubSub.subscribe(pubsub), (saves) =>
+      Stream.fromQueue(saves).pipe(
+        Stream.merge(Stream.fromSchedule(Schedule.spaced(Duration.seconds(1)))),
+        Stream.map(() => undefined),
+        Stream.prepend(Chunk.of(undefined)),
+        Stream.mapEffect(() => list),
+        Stream.changesWith((a, b) => digest(a) === digest(b))
+      )))
 
     return ConnectionStore.of({ list, get, add, update, remove, changes })
   })

@@ -13,6 +13,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
+import type * as EffectScope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { InvalidParams, type McpError } from "../Schema/McpErrors.ts"
 import type { Scope } from "../Schema/Policy.ts"
@@ -154,17 +155,25 @@ export class Resources extends Context.Tag("weaviate-mcp/Resources")<Resources, 
   readonly templates: ReadonlyArray<ResourceTemplateDescriptor>
   /** Unknown URI → `InvalidParams`; not allowed → `Forbidden`. */
   readonly read: (uri: string) => Effect.Effect<Outcome<ResourceContents>, McpError, HandlerContext>
-  /** Emits when the list of resources changes (connections added, removed, changed). */
-  readonly listChanged: Stream.Stream<void>
-  /** Emits when the resource at `uri` changes (e.g. a subscribed schema); fails for an unknown or forbidden URI. */
-  readonly watch: (uri: string) => Stream.Stream<void, McpError, HandlerContext>
+  /**
+   * Starts watching the list of resources (connections added, removed, changed). The effect completes
+   * once the watch is in place and holds what it compares against; the stream then emits for every
+   * change made after that. The watch lives as long as the scope.
+   */
+  readonly listChanged: Effect.Effect<Stream.Stream<void>, never, EffectScope.Scope>
+  /**
+   * Starts watching the resource at `uri` (e.g. a subscribed schema), like `listChanged`: once the
+   * effect completes, every later change is emitted. Fails for an unknown or forbidden URI; the stream
+   * fails when the URI can no longer be watched.
+   */
+  readonly watch: (uri: string) => Effect.Effect<Stream.Stream<void, McpError, HandlerContext>, McpError, EffectScope.Scope | HandlerContext>
 }>() {
   static readonly empty = Layer.succeed(Resources, Resources.of({
     list: Effect.succeed([]),
     templates: [],
     read: (uri) => Effect.fail(invalid(`Unknown resource: ${uri}`)),
-    listChanged: Stream.never,
-    watch: (uri) => Stream.fail(invalid(`Unknown resource: ${uri}`))
+    listChanged: Effect.succeed(Stream.never),
+    watch: (uri) => Effect.fail(invalid(`Unknown resource: ${uri}`))
   }))
 }
 

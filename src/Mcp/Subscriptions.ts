@@ -8,7 +8,8 @@
  * to: those lists do not change (`listChanged: false`).
  *
  * The endpoint runs the stream exempt from the handler deadline, ends it with a
- * `SubscriptionsListenResult` on shutdown, and with an error when a subscribed URI cannot be watched.
+ * `SubscriptionsListenResult` on shutdown, and with an error when a subscribed URI cannot be watched
+ * (before any acknowledgement when it cannot be watched at all).
  *
  * @since 0.1.0
  */
@@ -20,6 +21,7 @@ import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { McpError } from "../Schema/McpErrors.ts"
 import { META_SUBSCRIPTION_ID } from "../Schema/McpWire.ts"
@@ -53,17 +55,16 @@ export const agree = (requested: Requested): Agreed => {
 }
 
 /**
- * The frames of a subscription, acknowledgement first; it ends only by failing (a URI that cannot be
- * watched) or by interruption.
+ * The frames of a subscription, acknowledgement first; it ends only by failing or by interruption.
  *
- * Every source (keep-alive, list changes, each subscribed URI) is started before the acknowledgement
- * exists: its first pull runs on a fiber started on the spot, which executes synchronously up to its
- * first wait. A source that subscribes as it starts (`Stream.fromPubSub` piped through `map` or
- * `filter`) is therefore watching before the client can see the acknowledgement, and a change made
- * after it is never missed. A source whose watch needs I/O first (a baseline read)
- * or that forks (`merge`) is watching once that is done, which the acknowledgement does not wait for.
- * Frames are queued in arrival order; a failing source ends the subscription with its error. The
- * sources live as long as the stream.
+ * The acknowledgement says the subscription is established, so it is emitted only once every
+ * source is watching: the catalogue's watches are started together and each completes when it holds
+ * what it compares against (a baseline read, a subscription), so a change made after the client saw
+ * the acknowledgement is never missed. A URI that cannot be watched fails the request instead, with
+ * no acknowledgement. The sources then run on fibers started on the spot (`Runtime.runFork` runs the
+ * first pull synchronously up to its first wait), so their timers (keep-alive, polls) are set before
+ * the acknowledgement too. Frames are queued in arrival order; a source that fails later ends the
+ * subscription with its error. The sources live as long as the stream.
  *
  * @category constructors
  */
@@ -79,22 +80,23 @@ export const frames = (options: {
     method: "notifications/subscriptions/acknowledged",
     params: { _meta: meta, notifications: agreed }
   })
-  const sources: Array<Stream.Stream<string, McpError, Catalogue.HandlerContext>> = [
-    Stream.fromSchedule(Schedule.spaced(KEEP_ALIVE)).pipe(Stream.as(Sse.keepAlive))
-  ]
+  type Source = Stream.Stream<string, McpError, Catalogue.HandlerContext>
+  const watches: Array<Effect.Effect<Source, McpError, Scope.Scope | Catalogue.HandlerContext>> = []
   if (agreed.resourcesListChanged === true) {
     const listChanged = Sse.frame({ jsonrpc: "2.0", method: "notifications/resources/list_changed", params: { _meta: meta } })
-    sources.push(resources.listChanged.pipe(Stream.as(listChanged)))
+    watches.push(Effect.map(resources.listChanged, Stream.as(listChanged)))
   }
   for (const uri of agreed.resourceSubscriptions ?? []) {
     const updated = Sse.frame({ jsonrpc: "2.0", method: "notifications/resources/updated", params: { uri, _meta: meta } })
-    sources.push(resources.watch(uri).pipe(Stream.as(updated)))
+    watches.push(Effect.map(resources.watch(uri), Stream.as(updated)))
   }
   return Stream.unwrapScoped(Effect.gen(function*() {
-    const mailbox = yield* Mailbox.make<string, McpError>()
     const scope = yield* Effect.scope
-    // `Runtime.runFork` runs the first pull on the spot; a forked fiber (or `Stream.runForEach`,
-    // which forks its executor) would only be scheduled, after the acknowledgement.
+    const sources: ReadonlyArray<Source> = [
+      Stream.fromSchedule(Schedule.spaced(KEEP_ALIVE)).pipe(Stream.as(Sse.keepAlive)),
+      ...yield* Effect.all(watches, { concurrency: "unbounded" })
+    ]
+    const mailbox = yield* Mailbox.make<string, McpError>()
     const start = Runtime.runFork(yield* Effect.runtime<Catalogue.HandlerContext>())
     for (const source of sources) {
       const pull = yield* Stream.toPull(source)

@@ -7,9 +7,10 @@
  *   `meta` and `schema` entries, without tables, so one dead server never hides the others.
  * - `resources/read`: JSON text contents with the TTL of the URI. Reading a connection's resources
  *   checks the allowlist and AI policy, then first access.
- * - `listChanged`: whenever the saved connections change.
- * - `watch`: a `…/schema` URI, polled every 10 s while someone listens; emits when the schema
- *   differs from the last one seen. A poll that fails (server down) is skipped.
+ * - `listChanged`: whenever the saved connections change after the watch started.
+ * - `watch`: a `…/schema` URI, read when the watch starts (the baseline) and then every 10 s while
+ *   someone listens; emits when the schema differs from the last one seen. A poll that fails (server
+ *   down) is skipped.
  *
  * @since 0.1.0
  */
@@ -19,6 +20,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
+import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import type { FirstAccess } from "../../Approval/FirstAccess.ts"
 import type * as CollectionSchema from "../../Driver/CollectionSchema.ts"
@@ -44,7 +46,7 @@ import { ResourceRef } from "./ResourceUri.ts"
 export interface Options {
   /** How often a watched schema is checked. Default 10 seconds. */
   readonly schemaPollInterval?: Duration.DurationInput
-  /** How long `resources/list` waits for one connection's schema. Default 5 seconds. */
+  /** How long `resources/list` waits for one connection's schema, and a new watch for its baseline. Default 5 seconds. */
   readonly listSchemaTimeout?: Duration.DurationInput
   /** Rows shown in a table resource. Default 10. */
   readonly sampleRows?: number
@@ -278,39 +280,46 @@ export const make = (options: Options = {}) =>
 
     // ----- notifications -----
 
-    // A store read that fails is retried; the retried stream's first list may then count as a change,
-    // which only makes a client list again.
-    const listChanged: Stream.Stream<void> = store.changes.pipe(
+    // After a store read fails the list is read again every second; the first list read then counts
+    // as a change (nothing says what changed meanwhile), which only makes a client list again.
+    const relisted: Stream.Stream<void> = store.changes.pipe(
       Stream.retry(Schedule.spaced(Duration.seconds(1))),
       Stream.orDie,
-      Stream.drop(1),
       Stream.as(undefined)
     )
 
-    const watch = (uri: string): Stream.Stream<void, McpError, CurrentPrincipal> =>
-      Stream.unwrap(Effect.gen(function*() {
-        const ref = yield* parse(uri)
-        if (ref._tag !== "Schema") {
-          return yield* new InvalidParams({ message: `Only …/schema resources can be subscribed to, not ${JSON.stringify(uri)}`, data: { uri } })
-        }
-        const connection = yield* access.readable(ref.connectionId)
-        const digest = driver.listCollections(connection.id).pipe(Effect.map(schemaDigest), Effect.option)
-        const initial = yield* digest
-        // Each poll re-checks access: a connection removed or blocked since ends the subscription;
-        // a store that cannot be read this time is skipped like a server that is down.
-        return Stream.fromSchedule(Schedule.spaced(pollInterval)).pipe(
-          Stream.mapEffect(() =>
-            access.readable(ref.connectionId).pipe(
-              Effect.zipRight(digest),
-              Effect.catchTag("InternalError", () => Effect.succeedNone)
-            )
-          ),
-          Stream.filterMap((x) => x),
-          Stream.mapAccum(initial, (last, next) => [Option.some(next), Option.isSome(last) && last.value !== next] as const),
-          Stream.filter((changed) => changed),
-          Stream.as(undefined)
-        )
-      }))
+    // The store's first list is read after it listens for saves: once it is in, no change is lost.
+    const listChanged = Stream.peel(store.changes, Sink.head()).pipe(
+      Effect.map(([, later]) => later.pipe(Stream.as(undefined), Stream.catchAll(() => relisted))),
+      Effect.orElseSucceed(() => relisted)
+    )
+
+    const watch = Effect.fn("Resources.watch")(function*(uri: string) {
+      const ref = yield* parse(uri)
+      if (ref._tag !== "Schema") {
+        return yield* new InvalidParams({ message: `Only …/schema resources can be subscribed to, not ${JSON.stringify(uri)}`, data: { uri } })
+      }
+      const connection = yield* access.readable(ref.connectionId)
+      const digest = driver.listCollections(connection.id).pipe(Effect.map(schemaDigest), Effect.option)
+      // The baseline is read before the watch counts as started, so a change made once it has is seen
+      // at the next poll. A server that does not answer in time leaves it unknown, and its first
+      // answer is then reported: it may differ from what the client last read.
+      const baseline = yield* digest.pipe(Effect.timeout(listTimeout), Effect.orElseSucceed(Option.none))
+      // Each poll re-checks access: a connection removed or blocked since ends the subscription;
+      // a store that cannot be read this time is skipped like a server that is down.
+      return Stream.fromSchedule(Schedule.spaced(pollInterval)).pipe(
+        Stream.mapEffect(() =>
+          access.readable(ref.connectionId).pipe(
+            Effect.zipRight(digest),
+            Effect.catchTag("InternalError", () => Effect.succeedNone)
+          )
+        ),
+        Stream.filterMap((x) => x),
+        Stream.mapAccum(baseline, (last, next) => [Option.some(next), Option.isNone(last) || last.value !== next] as const),
+        Stream.filter((changed) => changed),
+        Stream.as(undefined)
+      )
+    })
 
     return Resources.of({ list, templates: ResourceUri.templates, read, listChanged, watch })
   })

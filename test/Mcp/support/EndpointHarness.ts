@@ -143,11 +143,13 @@ export const catalogue = (signals: Signals): Layer.Layer<Daemon.CatalogueService
           : uri.startsWith("test://items/")
           ? Effect.succeed(Catalogue.complete({ contents: [{ uri, mimeType: "application/json", text: "{}" }], ttlMs: uri.endsWith("/1") ? 1 : 60_000 }))
           : Effect.fail(new InvalidParams({ message: `Unknown resource: ${uri}` })),
-      listChanged: Stream.fromPubSub(signals.listChanged),
+      // Subscribed when the effect completes: a signal published after the acknowledgement is seen.
+      listChanged: Effect.map(PubSub.subscribe(signals.listChanged), Stream.fromQueue),
       watch: (uri) =>
         uri.startsWith("test://items/")
-          ? Stream.fromPubSub(signals.updated).pipe(Stream.filter((changed) => changed === uri), Stream.as(undefined as void))
-          : Stream.fail(new InvalidParams({ message: `Unknown resource: ${uri}` }))
+          ? Effect.map(PubSub.subscribe(signals.updated), (updates) =>
+            Stream.fromQueue(updates).pipe(Stream.filter((changed) => changed === uri), Stream.as(undefined as void)))
+          : Effect.fail(new InvalidParams({ message: `Unknown resource: ${uri}` }))
     })),
     Layer.succeed(Catalogue.Prompts, Catalogue.Prompts.of({
       all: [{ name: "greet", description: "Greets", arguments: [{ name: "who", required: true }] }],
