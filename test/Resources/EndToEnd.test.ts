@@ -12,7 +12,6 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
-import * as TestServices from "effect/TestServices"
 import { Dialog } from "../../src/Approval/Dialog.ts"
 import { FirstAccess } from "../../src/Approval/FirstAccess.ts"
 import { RequestState } from "../../src/Approval/RequestState.ts"
@@ -30,11 +29,11 @@ import {
   MODERN,
   modern,
   modernHeaders,
-  parseFrames,
   send,
   validateDef,
   validateMessage
 } from "../Mcp/support/EndpointHarness.ts"
+import { openListen, untilSleepingUntil } from "../support/Listen.ts"
 import { loadManyCollections } from "../support/ManyCollections.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
@@ -207,7 +206,7 @@ describe("catalogue end to end", () => {
       Effect.gen(function*() {
         const h = yield* E2E
         const uri = `weaviate://connections/${h.local}/schema`
-        const stream = yield* openListen(h, { resourcesListChanged: true, resourceSubscriptions: [uri] })
+        const stream = yield* openListen(h.endpoint, h.token, { resourcesListChanged: true, resourceSubscriptions: [uri] })
         const ack = yield* stream.next((m) => m.method === "notifications/subscriptions/acknowledged")
         validateDef(MODERN, "SubscriptionsAcknowledgedNotification", ack)
         assert.deepStrictEqual(ack.params.notifications, { resourcesListChanged: true, resourceSubscriptions: [uri] })
@@ -232,57 +231,6 @@ describe("catalogue end to end", () => {
       }))
   })
 })
-
-// ===== Streaming helpers =====
-
-/** Waits (real time, bounded) until something sleeps on the TestClock until `at`. */
-const untilSleepingUntil = (at: number) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 2_000; i++) {
-      if (Array.from(yield* TestClock.sleeps()).includes(at)) return
-      yield* TestServices.provideLive(Effect.sleep("5 millis"))
-    }
-    return yield* Effect.die(new Error(`nothing sleeps until ${at}`))
-  })
-
-/** Opens `subscriptions/listen` and reads its frames as they arrive. */
-const openListen = (h: E2E["Type"], notifications: Record<string, unknown>) =>
-  Effect.gen(function*() {
-    const controller = new AbortController()
-    const response = yield* Effect.promise(() =>
-      fetch(h.endpoint, {
-        method: "POST",
-        signal: controller.signal,
-        headers: { ...modernHeaders("subscriptions/listen"), ...bearer(h.token) },
-        body: JSON.stringify(modern("subscriptions/listen", { notifications }))
-      })
-    )
-    assert.strictEqual(response.status, 200)
-    assert.match(response.headers.get("content-type") ?? "", /^text\/event-stream/)
-    const reader = response.body!.getReader()
-    const decoder = new TextDecoder()
-    let buffer = ""
-    const pending: Array<any> = []
-    const next = (predicate: (message: any) => boolean) =>
-      Effect.promise(async () => {
-        for (;;) {
-          const index = pending.findIndex(predicate)
-          if (index >= 0) return pending.splice(index, 1)[0]
-          const { done, value } = await reader.read()
-          if (done) throw new Error(`the stream ended; unmatched frames: ${JSON.stringify(pending)}`)
-          buffer += decoder.decode(value, { stream: true })
-          const end = buffer.lastIndexOf("\n\n")
-          if (end >= 0) {
-            for (const message of parseFrames(buffer.slice(0, end + 2))) {
-              validateMessage(MODERN, message)
-              pending.push(message)
-            }
-            buffer = buffer.slice(end + 2)
-          }
-        }
-      })
-    return { next, close: Effect.sync(() => controller.abort()) }
-  })
 
 describe("the daemon's own catalogue", () => {
   const served = Layer.unwrapScoped(Effect.gen(function*() {

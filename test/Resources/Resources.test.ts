@@ -12,6 +12,7 @@ import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
 import { type Outcome, type ResourceContents, Resources } from "../../src/Mcp/Catalogue.ts"
 import type { Principal } from "../../src/Mcp/Principal.ts"
+import { untilSleepingUntil } from "../support/Listen.ts"
 import { SAMPLE_SCHEMA, sampleId } from "../weaviate/SampleData.ts"
 import { startWeaviate } from "../weaviate/WeaviateServer.ts"
 import { as, type Catalogue, codeOf, requestContext, startCatalogue, token } from "./support.ts"
@@ -233,17 +234,6 @@ describe("resources/read: first access", () => {
 })
 
 // ===== Notifications (TestClock) =====
-
-/** Waits (real time, bounded) until something sleeps on the TestClock until `at`. */
-const untilSleepingUntil = (at: number) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < 1_000; i++) {
-      const sleeps = yield* TestClock.sleeps()
-      if (Array.from(sleeps).includes(at)) return
-      yield* TestServices.provideLive(Effect.sleep("5 millis"))
-    }
-    return yield* Effect.die(new Error(`nothing sleeps until ${at}`))
-  })
 
 /** Joins a fiber running on the TestClock, bounded in real time: a missed notification fails the test. */
 const joinWithin = <A, E>(fiber: Fiber.Fiber<A, E>) =>
