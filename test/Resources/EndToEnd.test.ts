@@ -202,7 +202,7 @@ describe("catalogue end to end", () => {
         assert.property(reply.json.result.inputRequests, "approve_statement")
       }))
 
-    it.effect("modern: a subscriptions/listen stream sees list_changed and a schema change made through the REST console", () =>
+    it.scoped("modern: a subscriptions/listen stream sees list_changed and a schema change made through the REST console", () =>
       Effect.gen(function*() {
         const h = yield* E2E
         const uri = `weaviate://connections/${h.local}/schema`
@@ -220,14 +220,13 @@ describe("catalogue end to end", () => {
         const updated = yield* stream.next((m) => m.method === "notifications/resources/updated")
         validateDef(MODERN, "ResourceUpdatedNotification", updated)
         assert.strictEqual(updated.params.uri, uri)
-        assert.strictEqual(updated.params._meta["io.modelcontextprotocol/subscriptionId"], 1)
+        assert.strictEqual(updated.params._meta["io.modelcontextprotocol/subscriptionId"], stream.id)
 
         // Another process saves a connection: the daemon notices within its 1 s file check.
         yield* Effect.orDie(h.store.add({ name: `added-${now}`, host: "127.0.0.1", port: h.weaviatePort }))
         yield* TestClock.adjust("1 second")
         const changed = yield* stream.next((m) => m.method === "notifications/resources/list_changed")
         validateDef(MODERN, "ResourceListChangedNotification", changed)
-        yield* stream.close
       }))
   })
 })

@@ -78,7 +78,7 @@ const acknowledged = (message: any) => message.method === "notifications/subscri
 
 describe("subscriptions/listen: a change right after the acknowledgement", () => {
   layer(harness, { timeout: 60_000 })("over real HTTP with the real catalogue", (it) => {
-    it.effect("a connection saved the moment the acknowledgement arrives is reported as list_changed", () =>
+    it.scoped("a connection saved the moment the acknowledgement arrives is reported as list_changed", () =>
       Effect.gen(function*() {
         const h = yield* Race
         const stream = yield* openListen(h.endpoint, h.token, { resourcesListChanged: true })
@@ -87,10 +87,9 @@ describe("subscriptions/listen: a change right after the acknowledgement", () =>
         // No clock adjustment: the save is the signal (the 1 s file check does not run on the TestClock).
         const changed = yield* stream.next((m) => m.method === "notifications/resources/list_changed", "5 seconds")
         validateDef(MODERN, "ResourceListChangedNotification", changed)
-        yield* stream.close
       }))
 
-    it.effect("a schema change made the moment the acknowledgement arrives is reported as resources/updated at the next 10 s poll", () =>
+    it.scoped("a schema change made the moment the acknowledgement arrives is reported as resources/updated at the next 10 s poll", () =>
       Effect.gen(function*() {
         const h = yield* Race
         const uri = `weaviate://connections/${h.local}/schema`
@@ -108,7 +107,6 @@ describe("subscriptions/listen: a change right after the acknowledgement", () =>
         const updated = yield* stream.next((m) => m.method === "notifications/resources/updated", "5 seconds")
         validateDef(MODERN, "ResourceUpdatedNotification", updated)
         assert.strictEqual(updated.params.uri, uri)
-        yield* stream.close
       }))
   })
 })

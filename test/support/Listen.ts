@@ -18,20 +18,26 @@ export const untilSleepingUntil = (at: number) =>
     return yield* Effect.die(new Error(`nothing sleeps until ${at}`))
   })
 
+let listens = 0
+
 /**
- * Opens `subscriptions/listen` (request id 1) and reads its messages as they arrive, each validated
- * against the modern schema. `next` takes the first message matching `predicate`, failing the test
- * when none arrives within `within` (real time).
+ * Opens `subscriptions/listen` under a request id of its own (`id`; a stream a failed test left open
+ * cannot collide with the next) and reads its messages as they arrive, each validated against the
+ * modern schema. `next` takes the first message matching `predicate`, failing the test when none
+ * arrives within `within` (real time). The stream is closed with the scope.
  */
 export const openListen = (endpoint: string, token: string, notifications: Record<string, unknown>) =>
   Effect.gen(function*() {
+    listens += 1
+    const id = `listen-${listens}`
     const controller = new AbortController()
+    yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
     const response = yield* Effect.promise(() =>
       fetch(endpoint, {
         method: "POST",
         signal: controller.signal,
         headers: { ...modernHeaders("subscriptions/listen"), ...bearer(token) },
-        body: JSON.stringify(modern("subscriptions/listen", { notifications }))
+        body: JSON.stringify(modern("subscriptions/listen", { notifications }, id))
       })
     )
     assert.strictEqual(response.status, 200)
@@ -62,5 +68,5 @@ export const openListen = (endpoint: string, token: string, notifications: Recor
         Effect.orDie,
         TestServices.provideLive
       )
-    return { next, close: Effect.sync(() => controller.abort()) }
+    return { id, next }
   })
