@@ -100,7 +100,9 @@ export class Authenticator extends Context.Tag("weaviate-mcp/Authenticator")<Aut
         return fromBridge.value
       })
 
-    const authenticate = Effect.fn("Authenticator.authenticate")(function*(credentials: Credentials) {
+    // Untraced: it runs on every request, and a traced function pays a span and a stack capture per
+    // call (measured ≈ 55 µs, a fifth of a `tools/list`); failures still carry their own traces.
+    const authenticate = Effect.fnUntraced(function*(credentials: Credentials) {
       const token = bearerToken(credentials.authorization)
       if (Option.isNone(token)) {
         yield* limiter.checkLockout(credentials.remoteAddress)
@@ -124,10 +126,9 @@ export class Authenticator extends Context.Tag("weaviate-mcp/Authenticator")<Aut
   /** `serve --auth off`: every request is the anonymous loopback principal (still rate limited). */
   static readonly makeAnonymous = Effect.gen(function*() {
     const limiter = yield* RateLimiter
-    const authenticate = Effect.fn("Authenticator.authenticate")(function*(_credentials: Credentials) {
-      yield* limiter.consume(anonymous.id)
-      return anonymous as Principal
-    })
+    // Untraced, like the token variant: every request runs it.
+    const authenticate = (_credentials: Credentials): Effect.Effect<Principal, RateLimited> =>
+      Effect.as(limiter.consume(anonymous.id), anonymous)
     return Authenticator.of({ authenticate })
   })
 

@@ -124,7 +124,9 @@ export class RateLimiter extends Context.Tag("weaviate-mcp/RateLimiter")<RateLim
         return Option.some(inWindow[inWindow.length - lockoutAfter]! + LOCKOUT_WINDOW_MS - now)
       }
 
-      const consume = Effect.fn("RateLimiter.consume")(function*(principalId: string) {
+      // Untraced: every authenticated request takes from its bucket, and a span with a stack capture
+      // per call costs more than the bucket arithmetic many times over.
+      const consume = Effect.fnUntraced(function*(principalId: string) {
         if (rate <= 0) return
         const now = yield* Clock.currentTimeMillis
         let bucket = buckets.get(principalId)
