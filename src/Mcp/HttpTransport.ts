@@ -4,15 +4,17 @@
  *
  * Why not `@effect/platform`'s HttpServer: measured before we started (`shared/perf-notes.md`) it
  * reaches ≈ 0.13× bare `node:http` throughput, and the target is ≥ 0.6×. Here node parses HTTP, the
- * body is read straight from the socket with a hard cap, and one fiber per request runs the handler.
+ * body is read straight from the socket with a hard cap, and the handler's effect runs on a fiber of
+ * its own only when it needs one (see `respond` in `make`).
  *
  * The transport owns the limits that live at the socket: body cap (413 as a real response),
  * request-header size, concurrent connections, idle time-out, client disconnect (interrupts the
- * request fiber) and shutdown (every request fiber is tracked in a FiberSet and interrupted, so a
- * SIGINT never waits for open streams).
+ * request fiber) and shutdown (every request fiber still running is tracked in a FiberSet and
+ * interrupted, so a SIGINT never waits for open streams).
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -188,51 +190,63 @@ const lowerHeaders = (incoming: NodeHttp.IncomingHttpHeaders): Record<string, st
   return out
 }
 
-/** Reads the body up to `max` bytes; `undefined` when the cap was exceeded. */
-const readBody = (req: NodeHttp.IncomingMessage, max: number) =>
-  Effect.async<string | undefined, Error>((resume) => {
-    const chunks: Array<Buffer> = []
-    let size = 0
-    let done = false
-    const finish = (result: Effect.Effect<string | undefined, Error>) => {
-      if (done) return
-      done = true
-      req.off("data", onData)
-      req.off("end", onEnd)
-      req.off("error", onError)
-      resume(result)
+/**
+ * Reads the body up to `max` bytes with plain stream callbacks: `onBody(undefined)` when the cap was
+ * exceeded (the rest is drained so that the 413 can still be delivered on this connection). Neither
+ * callback is called when the client goes away first.
+ */
+const readBody = (
+  req: NodeHttp.IncomingMessage,
+  max: number,
+  onBody: (body: string | undefined) => void,
+  onError: (error: Error) => void
+) => {
+  const chunks: Array<Buffer> = []
+  let size = 0
+  const finish = () => {
+    req.off("data", onData)
+    req.off("end", onEnd)
+    req.off("error", onFailure)
+  }
+  const onData = (chunk: Buffer) => {
+    size += chunk.length
+    if (size > max) {
+      finish()
+      req.resume()
+      onBody(undefined)
+      return
     }
-    const onData = (chunk: Buffer) => {
-      size += chunk.length
-      if (size > max) {
-        // Keep draining so that the 413 can still be delivered on this connection.
-        req.resume()
-        finish(Effect.succeed(undefined))
-        return
-      }
-      chunks.push(chunk)
-    }
-    const onEnd = () => finish(Effect.succeed(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")))
-    const onError = (error: Error) => finish(Effect.fail(error))
-    req.on("data", onData)
-    req.on("end", onEnd)
-    req.on("error", onError)
-    return Effect.sync(() => {
-      req.off("data", onData)
-      req.off("end", onEnd)
-      req.off("error", onError)
-    })
-  })
+    chunks.push(chunk)
+  }
+  const onEnd = () => {
+    finish()
+    onBody(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"))
+  }
+  const onFailure = (error: Error) => {
+    finish()
+    onError(error)
+  }
+  req.on("data", onData)
+  req.on("end", onEnd)
+  req.on("error", onFailure)
+}
 
-const writeResponse = (res: NodeHttp.ServerResponse, response: HttpResponse, closeConnection: boolean) =>
+/** Writes a complete response at once. */
+const writeFull = (
+  res: NodeHttp.ServerResponse,
+  response: Extract<HttpResponse, { _tag: "Full" }>,
+  closeConnection: boolean
+) => {
+  if (res.headersSent || res.writableEnded || res.destroyed) return
+  if (closeConnection) res.setHeader("connection", "close")
+  res.writeHead(response.status, { ...response.headers, "content-length": Buffer.byteLength(response.body) })
+  res.end(response.body)
+}
+
+/** Writes a stream response chunk by chunk, respecting back-pressure. */
+const writeStream = (res: NodeHttp.ServerResponse, response: Extract<HttpResponse, { _tag: "Stream" }>) =>
   Effect.suspend(() => {
     if (res.headersSent || res.writableEnded || res.destroyed) return Effect.void
-    if (closeConnection) res.setHeader("connection", "close")
-    if (response._tag === "Full") {
-      res.writeHead(response.status, { ...response.headers, "content-length": Buffer.byteLength(response.body) })
-      res.end(response.body)
-      return Effect.void
-    }
     res.writeHead(response.status, response.headers)
     res.flushHeaders()
     return response.body.pipe(
@@ -254,6 +268,54 @@ const writeResponse = (res: NodeHttp.ServerResponse, response: HttpResponse, clo
       }))
     )
   })
+
+const writeResponse = (res: NodeHttp.ServerResponse, response: HttpResponse): Effect.Effect<void> =>
+  response._tag === "Full" ? Effect.sync(() => writeFull(res, response, false)) : writeStream(res, response)
+
+/** The answer to a request whose handling failed in the transport itself (a handler defect). */
+const writeInternalError = (res: NodeHttp.ServerResponse) => {
+  if (!res.headersSent) {
+    res.writeHead(500, { "content-type": "application/json", connection: "close" })
+    res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error" } }))
+  } else if (!res.writableEnded) res.destroy()
+}
+
+/**
+ * Completes when the client closed the connection before the response ended. Built when a handler
+ * asks for it (none does on the hot path), not for every request.
+ */
+const clientGone = (res: NodeHttp.ServerResponse): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (res.closed) {
+      // Closed already: gone if the response never ended, else never.
+      if (!res.writableEnded) resume(Effect.void)
+      return
+    }
+    const onClose = () => {
+      if (!res.writableEnded) resume(Effect.void)
+    }
+    res.once("close", onClose)
+    return Effect.sync(() => res.off("close", onClose))
+  })
+
+/** A request as the handler sees it; `clientGone` is made on demand. */
+class IncomingRequest implements HttpRequest {
+  constructor(
+    readonly method: string,
+    readonly path: string,
+    readonly url: string,
+    readonly headers: Readonly<Record<string, string | undefined>>,
+    readonly body: string,
+    readonly remoteAddress: string,
+    readonly localPort: number,
+    readonly isShuttingDown: () => boolean,
+    readonly shutdown: Effect.Effect<void>,
+    private readonly res: NodeHttp.ServerResponse
+  ) {}
+  get clientGone() {
+    return clientGone(this.res)
+  }
+}
 
 // ===== Constructors =====
 
@@ -300,53 +362,116 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
     socket.once("close", () => sockets.delete(socket))
   })
 
-  const onRequest = (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse) => {
-    started.add(req.socket)
-    const gone = Deferred.unsafeMake<void>(FiberId.none)
-    res.once("close", () => {
-      if (!res.writableEnded) Deferred.unsafeDone(gone, Exit.void)
-    })
-    const url = req.url ?? "/"
-    const queryAt = url.indexOf("?")
-    const base = {
-      method: req.method ?? "GET",
-      url,
-      path: queryAt === -1 ? url : url.slice(0, queryAt),
-      headers: lowerHeaders(req.headers),
-      remoteAddress: req.socket.remoteAddress ?? "",
-      localPort: req.socket.localPort ?? 0,
-      isShuttingDown,
-      shutdown: Deferred.await(shutdownSignal),
-      clientGone: Deferred.await(gone)
+  /** The same for every request: completes when the server begins to shut down. */
+  const shutdown = Deferred.await(shutdownSignal)
+
+  // Requests whose body is still arriving: shutdown waits for them as for running requests (they are
+  // answered 503 once read). A counter rather than a fiber per request, see `onRequest`.
+  let reading = 0
+  let onReadsDone: (() => void) | undefined
+  const readsDone = Effect.async<void>((resume) => {
+    if (reading === 0) return resume(Effect.void)
+    onReadsDone = () => resume(Effect.void)
+  })
+  const doneReading = () => {
+    reading--
+    if (reading === 0) onReadsDone?.()
+  }
+
+  const transportFailure = (res: NodeHttp.ServerResponse) => (cause: Cause.Cause<unknown>) =>
+    Effect.zipRight(Effect.logWarning("request failed in the transport", cause), Effect.sync(() => writeInternalError(res)))
+
+  /**
+   * Runs the handler on a read request. Why no fiber before this point, and often none at all: a
+   * request's fiber used to start at once and wait for the body, paying an asynchronous suspension
+   * and resumption (and a scheduler entry) per request. Now the body is read with plain callbacks;
+   * a handler that answers synchronously (`Effect.succeed`, an `Exit`) is written without a fiber; any
+   * other runs on a fiber that usually completes while it starts; only a fiber still running after
+   * that is tracked for shutdown and interrupted when its client goes away.
+   */
+  const respond = (res: NodeHttp.ServerResponse, request: HttpRequest) => {
+    const effect = handler.handle(request)
+    // In Effect 3 `Effect.succeed` / `Effect.fail` values are `Exit`s: the outcome is known already.
+    if (Exit.isExit(effect)) {
+      const exit = effect as Exit.Exit<HttpResponse>
+      if (Exit.isFailure(exit)) return void runFork(transportFailure(res)(exit.cause))
+      if (exit.value._tag === "Full") return writeFull(res, exit.value, false)
     }
-    const declared = Number(req.headers["content-length"] ?? "0")
-    const program: Effect.Effect<void> = Effect.gen(function*() {
-      if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
-        // Answer before reading, and close: the client may still be sending.
-        return yield* writeResponse(res, handler.tooLarge(base), true)
-      }
-      const body = yield* readBody(req, limits.maxBodyBytes)
-      if (body === undefined) return yield* writeResponse(res, handler.tooLarge(base), true)
-      const response = yield* handler.handle({ ...base, body })
-      yield* writeResponse(res, response, false)
-    }).pipe(
-      Effect.catchAllCause((cause) =>
-        Effect.logWarning("request failed in the transport", cause).pipe(
-          Effect.zipRight(Effect.sync(() => {
-            if (!res.headersSent) {
-              res.writeHead(500, { "content-type": "application/json", connection: "close" })
-              res.end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32603, message: "Internal error" } }))
-            } else if (!res.writableEnded) res.destroy()
-          }))
-        )
-      )
-    )
-    const fiber = runFork(program)
+    const fiber = runFork(Effect.catchAllCause(Effect.flatMap(effect, (response) => writeResponse(res, response)), transportFailure(res)))
+    if (fiber.unsafePoll() !== null) return
     FiberSet.unsafeAdd(fibers, fiber)
     // A client that goes away interrupts its request (and, through it, any database call).
     res.once("close", () => {
       if (!res.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
     })
+  }
+
+  /** A response known at once (the refusals of the transport). */
+  const send = (res: NodeHttp.ServerResponse, response: HttpResponse, closeConnection: boolean) =>
+    response._tag === "Full"
+      ? writeFull(res, response, closeConnection)
+      : void runFork(Effect.catchAllCause(writeStream(res, response), transportFailure(res)))
+
+  const onRequest = (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse) => {
+    started.add(req.socket)
+    const url = req.url ?? "/"
+    const queryAt = url.indexOf("?")
+    const request = (body: string) =>
+      new IncomingRequest(
+        req.method ?? "GET",
+        queryAt === -1 ? url : url.slice(0, queryAt),
+        url,
+        lowerHeaders(req.headers),
+        body,
+        req.socket.remoteAddress ?? "",
+        req.socket.localPort ?? 0,
+        isShuttingDown,
+        shutdown,
+        res
+      )
+    const declared = Number(req.headers["content-length"] ?? "0")
+    if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
+      // Answer before reading, and close: the client may still be sending.
+      try {
+        return send(res, handler.tooLarge(request("")), true)
+      } catch (defect) {
+        return void runFork(transportFailure(res)(Cause.die(defect)))
+      }
+    }
+    reading++
+    let pending = true
+    const settled = () => {
+      if (!pending) return false
+      pending = false
+      res.off("close", onGone)
+      return true
+    }
+    // A client that goes away while sending: nothing runs.
+    const onGone = () => {
+      if (settled()) doneReading()
+    }
+    res.once("close", onGone)
+    readBody(
+      req,
+      limits.maxBodyBytes,
+      (body) => {
+        if (!settled()) return
+        try {
+          if (body === undefined) send(res, handler.tooLarge(request("")), true)
+          else respond(res, request(body))
+        } catch (defect) {
+          // Outside a fiber a throw would escape into node's event loop: it is a defect like any other.
+          runFork(transportFailure(res)(Cause.die(defect)))
+        } finally {
+          doneReading()
+        }
+      },
+      (error) => {
+        if (!settled()) return
+        doneReading()
+        runFork(transportFailure(res)(Cause.fail(error)))
+      }
+    )
   }
   server.on("request", onRequest)
 
@@ -366,7 +491,8 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
       yield* Deferred.succeed(shutdownSignal, undefined)
       // Give handlers a moment to answer (they race their work against `shutdown`), then cut.
       // Finalizers run uninterruptibly: the wait itself must be interruptible for its time-out to work.
-      yield* Effect.forEach(fibers, (fiber) => Fiber.await(fiber), { concurrency: "unbounded", discard: true }).pipe(
+      yield* readsDone.pipe(
+        Effect.zipRight(Effect.forEach(fibers, (fiber) => Fiber.await(fiber), { concurrency: "unbounded", discard: true })),
         Effect.interruptible,
         Effect.timeoutOption(limits.shutdownGraceMs)
       )
