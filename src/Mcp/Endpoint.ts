@@ -117,16 +117,16 @@ const successResponse = (id: JsonRpc.RequestId, result: unknown, headers?: Reado
   HttpTransport.json(200, { jsonrpc: "2.0", id, result }, headers)
 
 /**
- * A success whose result has members with known JSON text (`serialized`, UTF-8): the bytes are spliced
- * in rather than serialised and encoded again (the tools of `tools/list` are most of its bytes).
+ * The JSON text (UTF-8) of a result with members whose JSON text is known (`serialized`): the bytes
+ * are spliced in rather than serialised and encoded again (the tools of `tools/list` are most of its
+ * bytes). Chunks, from `{` to `}`.
  */
-const splicedResponse = (
-  id: JsonRpc.RequestId,
+const splicedResult = (
   result: Readonly<Record<string, unknown>>,
   serialized: Readonly<Record<string, Uint8Array>>
-): HttpTransport.HttpResponse => {
+): ReadonlyArray<Uint8Array> => {
   const chunks: Array<Uint8Array> = []
-  let text = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":{`
+  let text = "{"
   let first = true
   for (const member in serialized) {
     if (!(member in result)) continue
@@ -139,9 +139,19 @@ const splicedResponse = (
     if (!(member in serialized)) rest[member] = result[member]
   }
   const tail = JSON.stringify(rest)
-  chunks.push(Buffer.from(`${text}${tail === "{}" ? "" : `${first ? "" : ","}${tail.slice(1, -1)}`}}}`))
-  return HttpTransport.full(200, Buffer.concat(chunks), { "content-type": "application/json" })
+  chunks.push(Buffer.from(`${text}${tail === "{}" ? "" : `${first ? "" : ","}${tail.slice(1, -1)}`}}`))
+  return chunks
 }
+
+const JSON_CONTENT: Readonly<Record<string, string>> = { "content-type": "application/json" }
+const RESPONSE_END = Buffer.from("}")
+
+/**
+ * A success whose result is JSON bytes already: the response is written as chunks around it, never
+ * concatenated (that was a 30 KB allocation and copy per `tools/list`).
+ */
+const bytesResponse = (id: JsonRpc.RequestId, result: ReadonlyArray<Uint8Array>): HttpTransport.HttpResponse =>
+  HttpTransport.full(200, [Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`), ...result, RESPONSE_END], JSON_CONTENT)
 
 /** The id of a body we did not decode (the transport-level refusals). */
 const idOfBody = (body: string): JsonRpc.RequestId | null => {
@@ -280,6 +290,27 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     }
   }
 
+  // A reply's result text depends only on the reply and the era when no trace context is echoed: it is
+  // kept per reply (the dispatcher keeps its `tools/list` replies), so such a request serialises its id
+  // and nothing else.
+  const resultTexts: Record<Catalogue.Era, WeakMap<Dispatcher.Reply, ReadonlyArray<Uint8Array>>> = {
+    modern: new WeakMap(),
+    legacy: new WeakMap()
+  }
+  const resultText = (
+    scope: Scope,
+    reply: Extract<Dispatcher.Reply, { _tag: "Result" }>,
+    serialized: Readonly<Record<string, Uint8Array>>,
+    trace: Readonly<Record<string, unknown>> | undefined
+  ): ReadonlyArray<Uint8Array> => {
+    const kept = trace === undefined ? resultTexts[scope.era] : undefined
+    const known = kept?.get(reply)
+    if (known !== undefined) return known
+    const text = splicedResult(shape(scope, reply, trace) as Readonly<Record<string, unknown>>, serialized)
+    kept?.set(reply, text)
+    return text
+  }
+
   // ----- Running handlers -----
 
   const unavailable = () => new ServiceUnavailable({ message: "Service unavailable: the server is shutting down" })
@@ -367,10 +398,9 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
         : Effect.succeed(shape(scope, reply, trace))
     if (Option.isNone(progressToken)) {
       const respond = (reply: Dispatcher.Reply) =>
-        Effect.map(toResult(reply), (result) =>
-          reply._tag === "Result" && reply.serialized !== undefined && isObject(result)
-            ? splicedResponse(id, result, reply.serialized)
-            : successResponse(id, result))
+        reply._tag === "Result" && reply.serialized !== undefined
+          ? Effect.succeed(bytesResponse(id, resultText(scope, reply, reply.serialized, trace)))
+          : Effect.map(toResult(reply), (result) => successResponse(id, result))
       // A reply known already (the static lists) needs no handler context.
       const replied = prepared.reply === undefined ? run(() => Effect.void) : Effect.succeed(prepared.reply)
       return settle(id, Effect.flatMap(replied, respond), (response) => response)

@@ -55,8 +55,8 @@ export interface HttpRequest {
 }
 
 /**
- * A response: a complete body (text, or bytes already encoded as UTF-8), or a stream of text chunks
- * (SSE).
+ * A response: a complete body (text, or bytes already encoded as UTF-8, whole or as chunks written in
+ * order), or a stream of text chunks (SSE).
  *
  * @category models
  */
@@ -65,7 +65,7 @@ export type HttpResponse =
     readonly _tag: "Full"
     readonly status: number
     readonly headers: Readonly<Record<string, string>>
-    readonly body: string | Uint8Array
+    readonly body: string | Uint8Array | ReadonlyArray<Uint8Array>
   }
   | {
     readonly _tag: "Stream"
@@ -75,7 +75,7 @@ export type HttpResponse =
   }
 
 /** @category constructors */
-export const full = (status: number, body: string | Uint8Array = "", headers: Readonly<Record<string, string>> = {}): HttpResponse => ({
+export const full = (status: number, body: string | Uint8Array | ReadonlyArray<Uint8Array> = "", headers: Readonly<Record<string, string>> = {}): HttpResponse => ({
   _tag: "Full",
   status,
   headers,
@@ -239,8 +239,18 @@ const writeFull = (
 ) => {
   if (res.headersSent || res.writableEnded || res.destroyed) return
   if (closeConnection) res.setHeader("connection", "close")
-  res.writeHead(response.status, { ...response.headers, "content-length": Buffer.byteLength(response.body) })
-  res.end(response.body)
+  const body = response.body
+  if (typeof body === "string" || body instanceof Uint8Array) {
+    res.writeHead(response.status, { ...response.headers, "content-length": Buffer.byteLength(body) })
+    res.end(body)
+    return
+  }
+  // Chunks: node corks the socket for the writes of one tick, so they leave in one writev.
+  let length = 0
+  for (const chunk of body) length += chunk.byteLength
+  res.writeHead(response.status, { ...response.headers, "content-length": length })
+  for (let i = 0; i < body.length - 1; i++) res.write(body[i])
+  res.end(body[body.length - 1])
 }
 
 /** Writes a stream response chunk by chunk, respecting back-pressure. */
