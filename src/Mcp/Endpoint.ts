@@ -236,6 +236,30 @@ interface Scope {
   readonly clientInfo: Option.Option<Catalogue.ClientInfo>
 }
 
+/** What the envelope and authentication established, before the era's checks. */
+type Received = Omit<Scope, "era" | "protocolVersion" | "clientCapabilities" | "clientInfo">
+
+/**
+ * A request's scope in its era. Built member by member: the object spreads it replaces took ~15% of
+ * the endpoint's time on `tools/list` (V8 copies spread sources of varying shapes on its slow path).
+ */
+const inEra = (
+  received: Received,
+  era: Catalogue.Era,
+  declared: Pick<Scope, "protocolVersion" | "clientCapabilities" | "clientInfo">
+): Scope => ({
+  request: received.request,
+  id: received.id,
+  method: received.method,
+  params: received.params,
+  meta: received.meta,
+  principal: received.principal,
+  era,
+  protocolVersion: declared.protocolVersion,
+  clientCapabilities: declared.clientCapabilities,
+  clientInfo: declared.clientInfo
+})
+
 // ===== Constructor =====
 
 /**
@@ -448,14 +472,14 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     ))
   }
 
-  const modern = (scope: Omit<Scope, "era" | "protocolVersion" | "clientCapabilities" | "clientInfo">): Effect.Effect<HttpTransport.HttpResponse> => {
+  const modern = (scope: Received): Effect.Effect<HttpTransport.HttpResponse> => {
     const { id, meta, method, params, request } = scope
     const validated = Eras.validateModernMeta(meta)
     if (Either.isLeft(validated)) return Effect.succeed(errorResponse(id, validated.left))
     const declared = validated.right
     const headers = HeaderValidation.validate(request.headers, { method, protocolVersion: declared.protocolVersion, params })
     if (Either.isLeft(headers)) return Effect.succeed(errorResponse(id, headers.left))
-    const full: Scope = { ...scope, era: "modern", ...declared }
+    const full = inEra(scope, "modern", declared)
     if (Dispatcher.METHODS.has(method)) {
       const prepared = dispatcher.prepare(full)
       return Either.isLeft(prepared) ? Effect.succeed(errorResponse(id, prepared.left)) : dispatch(full, prepared.right)
@@ -465,7 +489,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     return Effect.succeed(errorResponse(id, methodNotFound(method)))
   }
 
-  const initialize = (scope: Omit<Scope, "era" | "protocolVersion" | "clientCapabilities" | "clientInfo">) => {
+  const initialize = (scope: Received) => {
     const decoded = decodeInitialize(scope.params)
     if (Either.isLeft(decoded)) {
       return Effect.succeed(errorResponse(scope.id, new InvalidParams({ message: "Invalid params for initialize: protocolVersion is required" })))
@@ -486,7 +510,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     )
   }
 
-  const legacy = (scope: Omit<Scope, "era" | "protocolVersion" | "clientCapabilities" | "clientInfo">): Effect.Effect<HttpTransport.HttpResponse> => {
+  const legacy = (scope: Received): Effect.Effect<HttpTransport.HttpResponse> => {
     const { id, method, params, principal, request } = scope
     if (method === "initialize") return initialize(scope)
     const known = Dispatcher.METHODS.has(method) || method === "ping" || method === "logging/setLevel"
@@ -505,13 +529,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
               ? errorResponse(id, new InvalidParams({ message: "Invalid params for logging/setLevel: level must be a logging level" }))
               : successResponse(id, {}))
           }
-          const full: Scope = {
-            ...scope,
-            era: "legacy",
-            protocolVersion: session.protocolVersion,
-            clientCapabilities: session.clientCapabilities,
-            clientInfo: session.clientInfo
-          }
+          const full = inEra(scope, "legacy", session)
           const prepared = dispatcher.prepare(full)
           return Either.isLeft(prepared) ? Effect.succeed(errorResponse(id, prepared.left)) : dispatch(full, prepared.right)
         }
