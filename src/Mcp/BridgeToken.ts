@@ -107,7 +107,8 @@ export class BridgeToken extends Context.Tag("weaviate-mcp/BridgeToken")<BridgeT
 
       const rotate = lock.withPermits(1)(rotateNow).pipe(Effect.withSpan("BridgeToken.rotate"))
 
-      const verify = Effect.fn("BridgeToken.verify")(function*(token: string) {
+      // Runs on every request of the bridge: untraced, like TokenStore.verify.
+      const verify = Effect.fnUntraced(function*(token: string) {
         yield* rotateIfDue
         const presented = fingerprint(token)
         let match: Issued | undefined

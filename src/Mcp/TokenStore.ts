@@ -398,7 +398,8 @@ export class TokenStore extends Context.Tag("weaviate-mcp/TokenStore")<TokenStor
         })
       })
 
-      const verify = Effect.fn("TokenStore.verify")(function*(token: string) {
+      // Runs on every authenticated request: untraced (a traced Effect.fn costs a span and a stack capture).
+      const verify = Effect.fnUntraced(function*(token: string) {
         const snapshot = yield* SubscriptionRef.get(snapshotRef)
         const entry = Option.flatMap(parseTokenId(token), (id) => Option.fromNullable(snapshot.entries.get(id)))
         if (Option.isNone(entry)) {
