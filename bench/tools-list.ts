@@ -6,18 +6,18 @@
  * - `node:http`: a bare server answering fixed bytes, as many as our `tools/list` response;
  * - ours: the real daemon (`auth: "off"`, rate limit off; `AUTH=tokens` for the default authentication,
  *   the first-run token sent as a bearer token) with the default catalogue, modern era;
- * - `sdk-v1`: the official SDK v1 server (`McpServer` + `StreamableHTTPServerTransport`, stateless, JSON
- *   responses, a server and transport per request as its stateless example does) listing the same
- *   tool descriptors.
+ * - `sdk-v2`: the official SDK v2 server (`createMcpHandler` from `@modelcontextprotocol/server`, a
+ *   server built per request, modern era only, JSON responses) behind the official Node adapter
+ *   (`toNodeHandler` from `@modelcontextprotocol/node`), listing the same tool descriptors and sent
+ *   the same modern request.
  * Prints requests/s, p50 and p99 per server and (authentication off) merges two rows `{scenario: "tools/list", metric:
- * "requests_per_second", ...}` (against `node:http` and against `sdk-v1`) into `bench/results.json`.
+ * "requests_per_second", ...}` (against `node:http` and against `sdk-v2`) into `bench/results.json`.
  * Run with `npm run bench:tools-list` (`DURATION_MS=n`, `CONNECTIONS=n` to change the load;
  * `SERVERS=node:http,ours` measures only those, in that order, and merges only the rows it can; run it
  * with `SERVERS=ours node --cpu-prof --import tsx bench/tools-list.ts` to profile the daemon alone).
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js"
-import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import { toNodeHandler } from "@modelcontextprotocol/node"
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -38,9 +38,8 @@ const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 5000), 5
 const WARMUP_MS = 1000
 const CONNECTIONS = Math.min(Math.max(Number(process.env.CONNECTIONS ?? 64), 1), 512)
 const MODERN = "2026-07-28"
-const LEGACY = "2025-11-25"
 const AUTH = process.env.AUTH === "tokens" ? "tokens" : "off"
-const SERVERS = new Set((process.env.SERVERS ?? "node:http,ours,sdk-v1").split(",").map((name) => name.trim()))
+const SERVERS = new Set((process.env.SERVERS ?? "node:http,ours,sdk-v2").split(",").map((name) => name.trim()))
 const LOAD = NodePath.join(import.meta.dirname, "support", "load.ts")
 
 // ===== The servers =====
@@ -80,20 +79,17 @@ const bareServer = (body: Buffer) =>
     })
   })
 
-/** The official SDK v1 server, stateless: a server and a transport per request. */
-const sdkServer = (tools: ReadonlyArray<unknown>) =>
-  NodeHttp.createServer((request, response) => {
+/** The official SDK v2 server: `createMcpHandler` builds a server per request, as its docs show. */
+const sdkServer = (tools: ReadonlyArray<unknown>) => {
+  const handler = createMcpHandler(() => {
     const mcp = new McpServer({ name: "weaviate-mcp-bench", version: "0.0.0" }, { capabilities: { tools: {} } })
-    mcp.server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools as never }))
-    const transport = new StreamableHTTPServerTransport({ enableJsonResponse: true }) // no sessionIdGenerator: stateless
-    response.on("close", () => {
-      void transport.close()
-      void mcp.close()
-    })
-    mcp.connect(transport).then(() => transport.handleRequest(request, response)).catch((error) => {
-      if (!response.headersSent) response.writeHead(500).end(String(error))
-    })
-  })
+    mcp.server.setRequestHandler("tools/list", () => ({ tools: tools as never }))
+    return mcp
+  }, { legacy: "reject", responseMode: "json" })
+  const serve = toNodeHandler(handler)
+  // The adapter's structural request type is stricter than node's under exactOptionalPropertyTypes.
+  return NodeHttp.createServer((request, response) => void serve(request as never, response))
+}
 
 // ===== Requests =====
 
@@ -132,12 +128,7 @@ const modernRequest = (url: string, name: string): Target => ({
   })
 })
 
-const legacyRequest = (url: string): Target => ({
-  name: "sdk-v1",
-  url,
-  headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": LEGACY },
-  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} })
-})
+
 
 /**
  * One request on its own connection, closed after the answer: the daemon takes at most 64 connections
@@ -232,16 +223,16 @@ const main = async () => {
     const sdk = sdkServer(tools)
     servers.push(bare, sdk)
     const bareTarget = modernRequest(await listen(bare), "node:http")
-    const sdkTarget = legacyRequest(await listen(sdk))
+    const sdkTarget = modernRequest(await listen(sdk), "sdk-v2")
     const sdkBytes = (await fetchOnce(sdkTarget)).length
     console.log(
-      `tools/list: ${tools.length} tools, ${response.length} bytes (sdk-v1: ${sdkBytes} bytes); ` +
+      `tools/list: ${tools.length} tools, ${response.length} bytes (sdk-v2: ${sdkBytes} bytes); ` +
         `auth ${AUTH}; ${CONNECTIONS} connections, ${DURATION_MS} ms each; load average ${NodeOs.loadavg().map((n) => n.toFixed(2)).join(" ")}, ` +
         `${NodeOs.availableParallelism()} CPUs`
     )
     const baseline = SERVERS.has("node:http") ? await measure(bareTarget) : undefined
     const measured = await measure(ours)
-    const official = SERVERS.has("sdk-v1") ? await measure(sdkTarget) : undefined
+    const official = SERVERS.has("sdk-v2") ? await measure(sdkTarget) : undefined
     const row = (against: Measurement, baselineName: Row["baselineName"]): Row => ({
       scenario: "tools/list",
       metric: "requests_per_second",
@@ -253,7 +244,7 @@ const main = async () => {
     })
     const rows = [
       ...(baseline === undefined ? [] : [row(baseline, "node:http")]),
-      ...(official === undefined ? [] : [row(official, "sdk-v1")])
+      ...(official === undefined ? [] : [row(official, "sdk-v2")])
     ]
     for (const r of rows) console.log(`ratio to ${r.baselineName}: ${r.ratio}`)
     // bench/results.json holds the configuration the README states (authentication off).

@@ -13,7 +13,7 @@ export interface Row {
   readonly unit: string
   readonly ours: number
   readonly baseline: number
-  readonly baselineName: "sdk-v2" | "sdk-v1" | "node:http" | "direct-graphql" | "weaviate-ts-client"
+  readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client"
   readonly ratio: number
 }
 
