@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as Redaction from "../Daemon/Redaction.ts"
 
 /**
  * The key was rejected, or the node wants a key while Auth Method is `None`.
@@ -109,9 +110,10 @@ export class UnexpectedResponse extends Schema.TaggedError<UnexpectedResponse>()
 export type RequestError = AuthenticationFailed | ConnectionFailed | DatabaseRefused | UnexpectedResponse
 
 /**
- * Replaces every occurrence of a secret in a text (servers may echo a rejected key).
+ * Replaces every occurrence of a secret in a text (servers may echo a rejected key), with the same
+ * marker as the process-wide redaction.
  *
  * @category combinators
  */
 export const scrubSecret = (text: string, secret: string | undefined): string =>
-  secret === undefined || secret.length === 0 ? text : text.split(secret).join("***")
+  secret === undefined || secret.length === 0 ? text : text.split(secret).join(Redaction.REDACTED)

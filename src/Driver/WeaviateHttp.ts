@@ -35,6 +35,7 @@ import {
   scrubSecret,
   UnexpectedResponse
 } from "./DriverError.ts"
+import * as Redaction from "../Daemon/Redaction.ts"
 
 // ===== Models =====
 
@@ -172,6 +173,9 @@ export const make = (
     const client = NodeHttpClient.makeUndici(agent)
     const baseUrl = connection.baseUrl
     const secret = apiKey === undefined ? undefined : Redacted.value(apiKey)
+    // The key joins the process-wide redaction where it is resolved, so no surface that quotes a
+    // server text (tools, resources, prompts, the CLI, logs) can carry it out.
+    if (secret !== undefined) Redaction.global.register(secret)
     const scrub = (text: string) => scrubSecret(text, secret)
 
     const request = (req: Request): Effect.Effect<Response, AuthenticationFailed | ConnectionFailed> => {

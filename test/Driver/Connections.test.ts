@@ -8,6 +8,7 @@ import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
 import { startWeaviate, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import { type DriverRuntime, failureOf, makeRuntime, tempHome } from "./support.ts"
+import * as Redaction from "../../src/Daemon/Redaction.ts"
 
 const add = (runtime: DriverRuntime, input: Record<string, unknown>) =>
   runtime.runPromise(Effect.flatMap(ConnectionStore, (s) => s.add(input as never)))
@@ -96,6 +97,15 @@ describe("Authentication", () => {
     assert.isString(health.version)
     await runtime.runPromise(Effect.flatMap(Driver, (d) => d.listCollections(c.id)))
     assert.deepStrictEqual(w.requests.map((r) => r.headers["authorization"]), ["Bearer key-one", "Bearer key-one"])
+  })
+  it("a connection's key joins the process-wide redaction when the driver resolves it (every surface, logs included)", async () => {
+    const key = "env-key-for-redaction-0123456789"
+    process.env.WEAVIATE_MCP_TEST_REDACTION_KEY = key
+    w.setApiKeys(["key-one", key])
+    const c = await add(runtime, { name: "redacted", host: "127.0.0.1", port: w.port, authMethod: "apiKey", apiKeyEnv: "WEAVIATE_MCP_TEST_REDACTION_KEY" })
+    assert.include(Redaction.global.redact(`quoted ${key}`), key, "not known before the driver used it")
+    await runtime.runPromise(Effect.flatMap(Driver, (d) => d.health(c.id)))
+    assert.notInclude(Redaction.global.redact(`quoted ${key} by a resource`), key)
   })
   it("a rejected key reports Authentication failed and never shows the key", async () => {
     const c = await add(runtime, { name: "wrong", host: "127.0.0.1", port: w.port, authMethod: "apiKey", apiKey: "wrong-key-xyz" })

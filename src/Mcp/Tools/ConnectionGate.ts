@@ -12,10 +12,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import { ApprovalFlow } from "../../Approval/ApprovalFlow.ts"
 import { FirstAccess } from "../../Approval/FirstAccess.ts"
-import * as Redaction from "../../Daemon/Redaction.ts"
 import { ConnectionStore } from "../../Driver/ConnectionStore.ts"
 import { Driver } from "../../Driver/Driver.ts"
 import type { Connection } from "../../Schema/Connection.ts"
@@ -49,13 +47,6 @@ export const client = Effect.map(RequestContext, (context) => ({
   elicitation: context.era === "modern" && Object.hasOwn(context.clientCapabilities, "elicitation")
 }))
 
-/** Known secrets of a connection join the process-wide redaction, so no text can carry them out. */
-const registerSecrets = (connection: Connection) => {
-  if (connection.apiKey !== undefined) Redaction.global.register(Redacted.value(connection.apiKey))
-  const fromEnv = connection.apiKeyEnv === undefined ? undefined : process.env[connection.apiKeyEnv]
-  if (fromEnv !== undefined) Redaction.global.register(fromEnv)
-}
-
 /** @category models */
 export interface Call {
   /** The tool's name and its raw arguments (what a `requestState` is bound to). */
@@ -75,7 +66,6 @@ export const open = Effect.fn("ConnectionGate.open")(function*(
   needed: "read" | "write"
 ) {
   const connection = yield* env.store.get(connectionId)
-  registerSecrets(connection)
   const principal = yield* Principal.CurrentPrincipal
   yield* Principal.requireConnection(principal, connection, needed)
   const context = yield* RequestContext
