@@ -1,6 +1,4 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Ajv2020 } from "ajv/dist/2020.js"
-import addFormatsModule from "ajv-formats"
 import * as NodeFs from "node:fs"
 import {
   APPROVE_STATEMENT,
@@ -10,39 +8,20 @@ import {
   parseAnswer
 } from "../../src/Approval/ApprovalPayload.js"
 import { referencePath } from "../support/Reference.ts"
+import { validateDef } from "../support/McpSchemas.ts"
 
-const schemaPath = referencePath("mcp", "schema-2026-07-28.json")
 const examplesDir = referencePath("mcp", "examples-2026-07-28")
-
-// ajv-formats is CommonJS: under NodeNext its default import is the module object.
-type AddFormats = (ajv: Ajv2020) => unknown
-const addFormats: AddFormats = (addFormatsModule as unknown as { default?: AddFormats }).default ??
-  (addFormatsModule as unknown as AddFormats)
-const ajv = new Ajv2020({ strict: false, allErrors: true })
-addFormats(ajv)
-ajv.addFormat("byte", /^[A-Za-z0-9+/]*={0,2}$/)
-ajv.addSchema(JSON.parse(NodeFs.readFileSync(schemaPath, "utf8")), "mcp")
-
-const officialValidator = (definition: string) => {
-  const validate = ajv.getSchema(`mcp#/$defs/${definition}`)
-  if (validate === undefined) throw new Error(`no ${definition} in the official schema`)
-  return validate
-}
 
 const statement = "POST /v1/batch/objects\n{\"objects\":[{\"class\":\"Article\",\"properties\":{\"title\":\"Hello\"}}]}"
 
 describe("ApprovalPayload", () => {
   it("the input_required payload validates against the official InputRequiredResult schema", () => {
     const payload = inputRequired({ message: "Approve?", title: "Approve this write", statement, requestState: "abc.def" })
-    const validate = officialValidator("InputRequiredResult")
-    assert.isTrue(validate(payload), JSON.stringify(validate.errors))
+    validateDef("2026-07-28", "InputRequiredResult", payload)
     // Each part against its own definition, so a lax `additionalProperties` cannot hide a mistake.
-    const elicit = officialValidator("ElicitRequest")
-    assert.isTrue(elicit(payload.inputRequests[APPROVE_STATEMENT]), JSON.stringify(elicit.errors))
-    const form = officialValidator("ElicitRequestFormParams")
-    assert.isTrue(form(payload.inputRequests[APPROVE_STATEMENT].params), JSON.stringify(form.errors))
-    const bool = officialValidator("BooleanSchema")
-    assert.isTrue(bool(payload.inputRequests[APPROVE_STATEMENT].params.requestedSchema.properties.approved))
+    validateDef("2026-07-28", "ElicitRequest", payload.inputRequests[APPROVE_STATEMENT])
+    validateDef("2026-07-28", "ElicitRequestFormParams", payload.inputRequests[APPROVE_STATEMENT].params)
+    validateDef("2026-07-28", "BooleanSchema", payload.inputRequests[APPROVE_STATEMENT].params.requestedSchema.properties.approved)
   })
 
   it("the payload has the contract's shape: approve_statement, form mode, one required boolean approved", () => {

@@ -4,9 +4,8 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodeFs from "node:fs"
-import * as NodeOs from "node:os"
-import * as NodePath from "node:path"
 import { Dialog, type DialogRequest, type DialogService } from "../../src/Approval/Dialog.js"
+import * as TestHome from "../support/TestHome.ts"
 
 /** A real-time pause, independent of the TestClock (for polling outside processes). */
 export const realPause = (ms: number) => Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, ms)))
@@ -22,7 +21,7 @@ export const pollUntil = <A>(what: string, probe: () => A | undefined, attempts 
     return yield* Effect.dieMessage(`timed out waiting for ${what}`)
   })
 
-export const tempDir = () => NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "wmcp-approval-"))
+export const tempDir = () => TestHome.tempDirSync("wmcp-approval-")
 
 export const readIfExists = (path: string): string | undefined => {
   try {

@@ -4,14 +4,11 @@
  * test can see the database request aborted) or wait until they are stopped.
  */
 import { assert, describe, layer } from "@effect/vitest"
-import { Ajv2020 } from "ajv/dist/2020.js"
-import addFormatsModule from "ajv-formats"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as TestClock from "effect/TestClock"
-import * as NodeFs from "node:fs"
 import { withStatementTimeout } from "../../src/Cancellation/Deadline.ts"
 import * as Daemon from "../../src/Daemon/Daemon.ts"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
@@ -23,20 +20,11 @@ import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
 import { WeaviateInstance, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import * as WeaviateServer from "../weaviate/WeaviateServer.ts"
-import { referencePath } from "../support/Reference.ts"
+import { validateDef } from "../support/McpSchemas.ts"
 
 // ===== Official schema =====
 
-// ajv-formats is CommonJS: under NodeNext its default import is the module object.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => unknown
-const ajv = new Ajv2020({ strict: false, allErrors: true })
-addFormats(ajv)
-ajv.addSchema(JSON.parse(NodeFs.readFileSync(referencePath("mcp", "schema-2026-07-28.json"), "utf8")), "mcp")
-
-const assertValid = (definition: string, value: unknown) => {
-  const validate = ajv.getSchema(`mcp#/$defs/${definition}`)!
-  assert.isTrue(validate(value), `${definition}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value)}`)
-}
+const assertValid = (definition: string, value: unknown) => validateDef("2026-07-28", definition, value)
 
 // ===== Test catalogue =====
 

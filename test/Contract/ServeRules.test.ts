@@ -6,11 +6,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as NodeFs from "node:fs"
 import * as NodeNet from "node:net"
-import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as Cli from "../support/Cli.ts"
+import * as TestHome from "../support/TestHome.ts"
 
-const tempHome = () => NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-contract-"))
+const tempHome = () => TestHome.tempDirSync("weaviate-mcp-contract-")
 
 const discover = (endpoint: string, headers: Record<string, string> = {}) =>
   fetch(endpoint, {

@@ -5,6 +5,7 @@
 import { describe, expect, it } from "vitest"
 import { VERSION } from "../../src/Daemon/Version.ts"
 import * as Cli from "../support/Cli.ts"
+import * as TestHome from "../support/TestHome.ts"
 
 const oneLine = (text: string) => text.trim().split("\n").filter((l) => l.trim().length > 0)
 
@@ -37,7 +38,7 @@ describe("weaviate-mcp command line", () => {
   })
 
   it("serve --approvals exec without --approval-command is a usage error (exit 2)", async () => {
-    const r = await Cli.run(["serve", "--approvals", "exec", "--port", "0", "--home", "/tmp/weaviate-mcp-never-created"])
+    const r = await Cli.run(["serve", "--approvals", "exec", "--port", "0", "--home", TestHome.tempDirSync()])
     expect(r.code).toBe(2)
     expect(oneLine(r.stderr)).toEqual(["--approvals exec needs --approval-command CMD"])
   })

@@ -3,17 +3,12 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option } from "effect"
-import * as NodeFs from "node:fs/promises"
-import * as NodeOs from "node:os"
-import * as NodePath from "node:path"
 import { ConnectionStore, Daemon, Driver, Home, Settings } from "../../src/index.ts"
 import { loadSampleData } from "../weaviate/SampleData.ts"
 import { WeaviateTest } from "../weaviate/WeaviateServer.ts"
+import * as TestHome from "../support/TestHome.ts"
 
-const tempHome = Effect.acquireRelease(
-  Effect.promise(() => NodeFs.mkdtemp(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-embed-"))),
-  (dir) => Effect.promise(() => NodeFs.rm(dir, { recursive: true, force: true }))
-)
+const tempHome = TestHome.tempDir("weaviate-mcp-embed-")
 
 describe("embedding (README example)", () => {
   it.scopedLive("a host program runs the daemon from the library's layers", () =>

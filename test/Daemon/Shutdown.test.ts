@@ -6,21 +6,12 @@
  */
 import * as NodeFs from "node:fs/promises"
 import * as NodeNet from "node:net"
-import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { afterEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import * as Cli from "../support/Cli.ts"
+import * as TestHome from "../support/TestHome.ts"
 
-const homes: Array<string> = []
-afterEach(async () => {
-  for (const dir of homes.splice(0)) await NodeFs.rm(dir, { recursive: true, force: true })
-})
-
-const tempHome = async () => {
-  const dir = await NodeFs.mkdtemp(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-shutdown-"))
-  homes.push(dir)
-  return dir
-}
+const tempHome = () => TestHome.tempDirSync("weaviate-mcp-shutdown-")
 
 /** Opens a request that the server cannot finish: headers sent, body still owed. */
 const openRequest = (port: number) =>
@@ -75,7 +66,7 @@ const openStream = async (endpoint: string) => {
 
 describe("shutdown", () => {
   it("SIGINT with an SSE stream open ends the daemon, and the stream ends", async () => {
-    const home = await tempHome()
+    const home = tempHome()
     const daemon = await Cli.serve(["--home", home, "--port", "0", "--auth", "off"])
     const stream = await openStream(daemon.endpoint)
     daemon.child.kill("SIGINT")
@@ -86,7 +77,7 @@ describe("shutdown", () => {
   })
 
   it.each(["SIGINT", "SIGTERM"] as const)("%s with open requests ends the daemon and removes the handshake file", async (signal) => {
-    const home = await tempHome()
+    const home = tempHome()
     const daemon = await Cli.serve(["--home", home, "--port", "0", "--auth", "off"])
     const sockets = await Promise.all([openRequest(daemon.port), openRequest(daemon.port), openRequest(daemon.port)])
     const closed = sockets.map((s) => new Promise<void>((resolve) => s.once("close", () => resolve())))

@@ -2,15 +2,13 @@
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
-import * as NodeFs from "node:fs"
-import * as NodeOs from "node:os"
-import * as NodePath from "node:path"
 import { driverLayer } from "../../src/Cli/DriverCli.ts"
 import type { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import type { Driver } from "../../src/Driver/Driver.ts"
 import type { WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
+import * as TestHome from "../support/TestHome.ts"
 
-export const tempHome = () => NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-driver-"))
+export const tempHome = () => TestHome.tempDirSync("weaviate-mcp-driver-")
 
 export const makeRuntime = (home: string) => ManagedRuntime.make(driverLayer(Option.some(home)))
 export type DriverRuntime = ManagedRuntime.ManagedRuntime<Driver | ConnectionStore, never>

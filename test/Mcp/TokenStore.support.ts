@@ -3,15 +3,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as NodeFs from "node:fs/promises"
-import * as NodeOs from "node:os"
-import * as NodePath from "node:path"
 import { Home } from "../../src/Daemon/Home.ts"
+import * as TestHome from "../support/TestHome.ts"
 
-export const tempDir = Effect.acquireRelease(
-  Effect.promise(() => NodeFs.mkdtemp(NodePath.join(NodeOs.tmpdir(), "wmcp-tokens-"))),
-  (dir) => Effect.promise(() => NodeFs.rm(dir, { recursive: true, force: true }))
-)
+export const tempDir = TestHome.tempDir("wmcp-tokens-")
 
 export const homeLayer = (dir: string) => Layer.effect(Home, Home.make(dir))
 

@@ -14,7 +14,6 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import * as NodeFs from "node:fs"
-import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { homeLayer } from "../../src/Cli/CommonOptions.ts"
@@ -27,6 +26,7 @@ import { MODERN, modern, modernHeaders, send, validateDef, validateMessage } fro
 import { loadSampleData, sampleId } from "../weaviate/SampleData.ts"
 import { startWeaviate, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import { writesTo } from "./support.ts"
+import * as TestHome from "../support/TestHome.ts"
 
 let w: WeaviateTestInstance
 let endpoint: string
@@ -44,8 +44,8 @@ const dialogLog = () => {
 beforeAll(async () => {
   w = await startWeaviate()
   await loadSampleData(w, { scale: 0.1 })
-  const home = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-tools-http-"))
-  dialogDir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-tools-dialog-"))
+  const home = TestHome.tempDirSync("weaviate-mcp-tools-http-")
+  dialogDir = TestHome.tempDirSync("weaviate-mcp-tools-dialog-")
   NodeFs.writeFileSync(NodePath.join(dialogDir, "log"), "")
   setAnswer("yes")
   const answer = NodePath.join(dialogDir, "answer")

@@ -8,6 +8,23 @@ import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { Home } from "../../src/Daemon/Home.ts"
+import * as NodeFsSync from "node:fs"
+import { afterAll } from "vitest"
+
+const created = new Set<string>()
+// Directories made outside a scope are removed after the test file that made them (each test file
+// loads this module afresh; vitest ends its workers without an `exit` event).
+afterAll(() => {
+  for (const dir of created) NodeFsSync.rmSync(dir, { recursive: true, force: true })
+  created.clear()
+})
+
+/** A fresh directory for tests that are not Effects; removed after the test file. */
+export const tempDirSync = (prefix = "weaviate-mcp-test-"): string => {
+  const dir = NodeFsSync.mkdtempSync(NodePath.join(NodeOs.tmpdir(), prefix))
+  created.add(dir)
+  return dir
+}
 
 /** Creates a fresh directory for the life of the scope. */
 export const tempDir = (prefix = "weaviate-mcp-test-") =>
