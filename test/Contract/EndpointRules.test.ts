@@ -30,7 +30,8 @@ import {
   postLegacy,
   postModern,
   send,
-  validateMessage
+  validateMessage,
+  catalogueRequests
 } from "../Mcp/support/EndpointHarness.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
@@ -39,18 +40,8 @@ const SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 const PACKAGE_VERSION: string = JSON.parse(NodeFs.readFileSync(NodePath.resolve(import.meta.dirname, "../../package.json"), "utf8")).version
 
 /** A request of each method of the methods table that needs a scope, with the schema of its result. */
-const toolsMethods: ReadonlyArray<[string, Record<string, unknown>, string]> = [
-  ["tools/list", {}, "ListToolsResult"],
-  ["tools/call", { name: "echo", arguments: {} }, "CallToolResult"]
-]
-const resourcesMethods: ReadonlyArray<[string, Record<string, unknown>, string]> = [
-  ["resources/list", {}, "ListResourcesResult"],
-  ["resources/read", { uri: "test://items/3" }, "ReadResourceResult"],
-  ["resources/templates/list", {}, "ListResourceTemplatesResult"],
-  ["prompts/list", {}, "ListPromptsResult"],
-  ["prompts/get", { name: "greet", arguments: { who: "x" } }, "GetPromptResult"],
-  ["completion/complete", { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "who", value: "a" } }, "CompleteResult"]
-]
+const toolsMethods = catalogueRequests.filter(([method]) => method.startsWith("tools/"))
+const resourcesMethods = catalogueRequests.filter(([method]) => !method.startsWith("tools/"))
 
 const expectScopeRefusal = (reply: { status: number; json: any; headers: Headers }, method: string, requiredScopes: ReadonlyArray<string>) => {
   assert.strictEqual(reply.status, 403, `${method}: ${JSON.stringify(reply.json)}`)

@@ -18,7 +18,8 @@ import {
   postRaw,
   send,
   validateDef,
-  validateMessage
+  validateMessage,
+  catalogueRequests
 } from "./support/EndpointHarness.ts"
 
 const SERVER_INFO = "io.modelcontextprotocol/serverInfo"
@@ -335,16 +336,7 @@ describe("Endpoint", () => {
 
     it.effect("modern results carry resultType and _meta serverInfo {name, version}", () =>
       Effect.gen(function*() {
-        const cases: Array<[string, Record<string, unknown>, string]> = [
-          ["tools/list", {}, "ListToolsResult"],
-          ["tools/call", { name: "echo", arguments: { query: "a" } }, "CallToolResult"],
-          ["resources/list", {}, "ListResourcesResult"],
-          ["resources/read", { uri: "test://items/3" }, "ReadResourceResult"],
-          ["resources/templates/list", {}, "ListResourceTemplatesResult"],
-          ["prompts/list", {}, "ListPromptsResult"],
-          ["prompts/get", { name: "greet", arguments: { who: "x" } }, "GetPromptResult"],
-          ["completion/complete", { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "who", value: "a" } }, "CompleteResult"]
-        ]
+        const cases = catalogueRequests
         for (const [method, params, def] of cases) {
           const reply = yield* postModern(method, params)
           assert.strictEqual(reply.status, 200, method)

@@ -176,6 +176,21 @@ export class Store {
   }
 
   /** Class for a write, created by auto-schema when unknown. */
+  /** Validates properties against the class; auto-schema may add properties, which changes the schema. */
+  private validate(cls: ClassState, properties: unknown): Record<string, unknown> {
+    const before = JSON.stringify(cls.def.properties)
+    try {
+      return validateProperties(properties, {
+        def: cls.def,
+        autoSchema: this.autoSchema,
+        now: new Date(),
+        classOfId: (rid) => this.findEverywhere(rid)[0]?.class
+      })
+    } finally {
+      if (JSON.stringify(cls.def.properties) !== before) this.version++
+    }
+  }
+
   classForWrite(name: string): ClassState {
     if (name === "") throw new InvalidInputError("the given class is empty")
     const existing = this.getClass(name)
@@ -218,18 +233,7 @@ export class Store {
     if (input.id !== undefined && !isUuid(input.id)) throw new InvalidInputError(`invalid object: invalid UUID length: ${String(input.id).length}`)
     const previous = part.get(id)
     if (mode === "create" && previous !== undefined) throw new InvalidInputError(`id '${id}' already exists`)
-    const before = JSON.stringify(cls.def.properties)
-    let properties: Record<string, unknown>
-    try {
-      properties = validateProperties(input.properties, {
-        def: cls.def,
-        autoSchema: this.autoSchema,
-        now: new Date(),
-        classOfId: (rid) => this.findEverywhere(rid)[0]?.class
-      })
-    } finally {
-      if (JSON.stringify(cls.def.properties) !== before) this.version++
-    }
+    const properties = this.validate(cls, input.properties)
     const now = Date.now()
     const { vector, vectors } = this.vectorsFor(cls, properties, input)
     const obj: StoredObject = {
@@ -255,18 +259,7 @@ export class Store {
     if (previous === undefined) return undefined
     const rawPatch = isRecord(patch.properties) ? patch.properties : {}
     const toDelete = Object.entries(rawPatch).filter(([, v]) => v === null).map(([k]) => k)
-    const before = JSON.stringify(cls.def.properties)
-    let validated: Record<string, unknown>
-    try {
-      validated = validateProperties(rawPatch, {
-        def: cls.def,
-        autoSchema: this.autoSchema,
-        now: new Date(),
-        classOfId: (rid) => this.findEverywhere(rid)[0]?.class
-      })
-    } finally {
-      if (JSON.stringify(cls.def.properties) !== before) this.version++
-    }
+    const validated = this.validate(cls, rawPatch)
     const properties = { ...previous.properties, ...validated }
     for (const k of toDelete) delete properties[k]
     const vectorizer = cls.def.vectorizer === TEST_VECTORIZER

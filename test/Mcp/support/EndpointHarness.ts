@@ -376,6 +376,21 @@ export const postLegacy = (
       }
     }))
 
+/**
+ * One valid request per catalogue method of the test catalogue, with the official result definition
+ * its answer must match.
+ */
+export const catalogueRequests: ReadonlyArray<readonly [method: string, params: Record<string, unknown>, resultDef: string]> = [
+  ["tools/list", {}, "ListToolsResult"],
+  ["tools/call", { name: "echo", arguments: { query: "a" } }, "CallToolResult"],
+  ["resources/list", {}, "ListResourcesResult"],
+  ["resources/read", { uri: "test://items/3" }, "ReadResourceResult"],
+  ["resources/templates/list", {}, "ListResourceTemplatesResult"],
+  ["prompts/list", {}, "ListPromptsResult"],
+  ["prompts/get", { name: "greet", arguments: { who: "x" } }, "GetPromptResult"],
+  ["completion/complete", { ref: { type: "ref/prompt", name: "greet" }, argument: { name: "who", value: "a" } }, "CompleteResult"]
+]
+
 // ===== The official JSON Schemas =====
 
 export { type Era, example, validateDef, validateMessage } from "../../support/McpSchemas.ts"
