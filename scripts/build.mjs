@@ -1,5 +1,7 @@
-// Bundles the command line into dist/weaviate-mcp.mjs (dependencies stay external): starting the
-// bundle takes a fraction of the time of transpiling the sources on every start.
+// Bundles the command line, dependencies included, into dist/weaviate-mcp.mjs. Starting it takes a
+// fraction of the time of transpiling the sources on every start, and bundling the dependencies lets
+// esbuild drop the parts of `effect` nobody uses (@effect/platform imports the whole barrel):
+// `--version` went from ~0.9 s (dependencies external) to ~0.3 s.
 import { build } from "esbuild"
 import { fileURLToPath } from "node:url"
 
@@ -14,7 +16,8 @@ export const buildCli = () =>
     platform: "node",
     format: "esm",
     target: "node20",
-    packages: "external",
+    // CommonJS dependencies inside an ES module bundle need a `require`.
+    banner: { js: 'import { createRequire as __weaviateMcpRequire } from "node:module"; const require = __weaviateMcpRequire(import.meta.url);' },
     sourcemap: true,
     logLevel: "warning"
   })
