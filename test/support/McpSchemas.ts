@@ -1,5 +1,5 @@
 /**
- * The official MCP JSON Schemas of the three revisions (`../shared/reference/mcp`), compiled once, so
+ * The official MCP JSON Schemas of the three revisions (`test/fixtures/reference/mcp`), compiled once, so
  * every test can validate what the server sends against the schema of its era.
  */
 import { Ajv } from "ajv"

@@ -1,6 +1,6 @@
 /**
  * REST responses validated against the response schemas of Weaviate's own OpenAPI (Swagger 2.0)
- * document, ../shared/reference/weaviate/openapi.json; `#/definitions/...` refs are resolved by
+ * document, test/fixtures/reference/weaviate/openapi.json; `#/definitions/...` refs are resolved by
  * registering the definitions as one Ajv schema.
  */
 import * as fs from "node:fs"

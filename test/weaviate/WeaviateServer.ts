@@ -1,7 +1,7 @@
 /**
  * A Weaviate-compatible test instance on 127.0.0.1 (HTTP or HTTPS with a CA generated at start),
  * with API-key / anonymous auth changeable at run time, request recording, and a fault switch that
- * delays, hangs or drops responses. The behaviour follows ../shared/reference/weaviate/behaviour.md
+ * delays, hangs or drops responses. The behaviour follows test/fixtures/reference/weaviate/behaviour.md
  * (Weaviate 1.39); see Rest.ts, Graphql.ts and Query.ts.
  */
 import * as http from "node:http"
