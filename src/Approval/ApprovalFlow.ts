@@ -31,7 +31,7 @@ import * as Layer from "effect/Layer"
 import { Forbidden, InvalidParams } from "../Schema/McpErrors.js"
 import type { AccessLevel, SafeMode } from "../Schema/Policy.js"
 import * as ApprovalPayload from "./ApprovalPayload.js"
-import { Dialog, type DialogRequest } from "./Dialog.js"
+import { Dialog, type DialogKind, type DialogRequest } from "./Dialog.js"
 import { type Binding, type Refusal, RequestState, RequestStateError } from "./RequestState.js"
 
 // ===== Models =====
@@ -68,8 +68,8 @@ export interface ApprovalInput {
  * @category models
  */
 export type Outcome = Data.TaggedEnum<{
-  /** Run the write now. `approvedBy` is for the activity log. */
-  Execute: { readonly approvedBy: "form" | "dialog" | "formAndDialog" }
+  /** Run the write now; `approvedBy` names the mechanism whose "yes" let it run. */
+  Execute: { readonly approvedBy: ApprovedBy }
   InputRequired: { readonly payload: ApprovalPayload.InputRequiredResult }
   Denied: { readonly reason: string }
   UserCancelled: { readonly reason: string }
@@ -77,6 +77,19 @@ export type Outcome = Data.TaggedEnum<{
 
 /** @category constructors */
 export const Outcome = Data.taggedEnum<Outcome>()
+
+/**
+ * The mechanism that approved a write, as results and logs name it: the client's form (`form`), or
+ * the user's own confirmation on this machine: a native dialog (`dialog`), the terminal prompt
+ * (`terminal`) or `--approval-command` (`exec`). When a form was accepted and the user was asked on
+ * their machine as well, the machine's answer is the one that decided, so it is the one named.
+ *
+ * @category models
+ */
+export type ApprovedBy = "form" | "dialog" | "terminal" | "exec"
+
+/** The `approvedBy` of a dialog kind (`deny` never approves; named for completeness). @category conversions */
+export const approvedByDialog: Record<DialogKind, ApprovedBy> = { native: "dialog", terminal: "terminal", exec: "exec", deny: "dialog" }
 
 /** The tool error code of a refusal. @category conversions */
 export const toolErrorCode = (outcome: Outcome): "denied" | "user_cancelled" | undefined =>
@@ -239,7 +252,7 @@ export class ApprovalFlow extends Context.Tag("weaviate-mcp/Approval/ApprovalFlo
           AskDialog: ({ second }) =>
             Effect.map(dialog.confirm(dialogRequest(input, second)), (approved) =>
               approved
-                ? Outcome.Execute({ approvedBy: second ? "formAndDialog" : "dialog" })
+                ? Outcome.Execute({ approvedBy: approvedByDialog[dialog.kind] })
                 : Outcome.Denied({ reason: "the user declined the write on their machine" }))
         })
       }

@@ -161,7 +161,7 @@ describe("ApprovalFlow.approve", () => {
     const dialog = recordingDialog([true])
     return Effect.gen(function*() {
       const outcome = yield* approve({ ...baseInput, client: { name: "Claude", elicitation: false } })
-      assert.deepStrictEqual(outcome, Outcome.Execute({ approvedBy: "dialog" }))
+      assert.deepStrictEqual(outcome, Outcome.Execute({ approvedBy: "exec" }))
       assert.strictEqual(dialog.asked.length, 1)
       assert.strictEqual(dialog.asked[0]!.statement, baseInput.statement)
       assert.strictEqual(dialog.asked[0]!.principalName, "default")
@@ -210,7 +210,7 @@ describe("ApprovalFlow.approve", () => {
   it.effect("accepted form, readWrite token under confirm → second confirmation; approve executes, deny refuses", () => {
     const dialog = recordingDialog([true, false])
     return Effect.gen(function*() {
-      assert.deepStrictEqual((yield* askThenAnswer(baseInput, accept)).outcome, Outcome.Execute({ approvedBy: "formAndDialog" }))
+      assert.deepStrictEqual((yield* askThenAnswer(baseInput, accept)).outcome, Outcome.Execute({ approvedBy: "exec" }))
       assert.strictEqual(toolErrorCode((yield* askThenAnswer(baseInput, accept)).outcome), "denied")
       assert.strictEqual(dialog.asked.length, 2)
       assert.strictEqual(dialog.asked[0]!.title, "weaviate-mcp: confirm the approved write")
@@ -374,6 +374,18 @@ describe("ApprovalFlow.approve", () => {
       const outcome = yield* approve({ ...baseInput, requestState, inputResponses: accept })
       assert.strictEqual(outcome._tag, "InputRequired")
     }).pipe(Effect.provide(flowLayer(recordingDialog([]).layer))))
+
+  it.effect("approvedBy names the mechanism that approved: dialog, terminal, exec, or the client's form", () =>
+    Effect.gen(function*() {
+      const noForm = { ...baseInput, client: { name: "Claude", elicitation: false } }
+      for (const [kind, named] of [["native", "dialog"], ["terminal", "terminal"], ["exec", "exec"]] as const) {
+        const dialog = Layer.succeed(Dialog, { kind, interactive: true, confirm: () => Effect.succeed(true) })
+        assert.deepStrictEqual(yield* approve(noForm).pipe(Effect.provide(flowLayer(dialog))), Outcome.Execute({ approvedBy: named }))
+      }
+      const fullAccess = { ...baseInput, principal: { ...baseInput.principal, accessLevel: "fullAccess" as const } }
+      const { outcome } = yield* askThenAnswer(fullAccess, accept).pipe(Effect.provide(flowLayer(recordingDialog([]).layer)))
+      assert.deepStrictEqual(outcome, Outcome.Execute({ approvedBy: "form" }))
+    }))
 
   it.live("the exec dialog end to end: --approval-command exit 0 executes, exit 1 denies", () =>
     Effect.gen(function*() {

@@ -66,11 +66,11 @@ describe("the catalogue", () => {
     }
   })
 
-  it("x-mcp-header equals the parameter's own name on scalar top-level parameters, never on arrays or long text", () => {
+  it("x-mcp-header equals the parameter's own name on string, integer and boolean top-level parameters, never on numbers, arrays or long text", () => {
     for (const tool of tools) {
       const properties = (tool.descriptor.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>
       for (const [name, property] of Object.entries(properties)) {
-        const scalar = ["string", "number", "integer", "boolean"].includes(property.type as string)
+        const scalar = ["string", "integer", "boolean"].includes(property.type as string)
         const longText = name === "query"
         expect(property["x-mcp-header"], `${tool.descriptor.name}.${name}`).toBe(scalar && !longText ? name : undefined)
       }
@@ -97,10 +97,40 @@ describe("the catalogue", () => {
     expect(byName.insert_rows!.descriptor.annotations).toMatchObject({ destructiveHint: false })
   })
 
-  it("the write tools need tools:write; the others only tools:read", () => {
+  it("the write tools need tools:write; the others only tools:read; confirm_destructive_operation also admin (fullAccess only)", () => {
     for (const tool of tools) {
-      expect(tool.scopes).toEqual(WRITE_TOOLS.includes(tool.descriptor.name) ? ["tools:write"] : [])
+      const expected = tool.descriptor.name === "confirm_destructive_operation"
+        ? ["tools:write", "admin"]
+        : WRITE_TOOLS.includes(tool.descriptor.name)
+        ? ["tools:write"]
+        : []
+      expect(tool.scopes, tool.descriptor.name).toEqual(expected)
     }
+  })
+
+  it("x-mcp-header sits only on top-level properties typed string, integer or boolean (the official rule; number is not allowed)", () => {
+    const allowed = ["string", "integer", "boolean"]
+    const walk = (node: unknown, path: string, topLevel: boolean, found: Array<string>) => {
+      if (typeof node !== "object" || node === null) return
+      const schema = node as Record<string, unknown>
+      if ("x-mcp-header" in schema) {
+        expect(topLevel, `${path} is not a top-level property`).toBe(true)
+        expect(allowed, `${path} has type ${String(schema.type)}`).toContain(schema.type)
+        found.push(path)
+      }
+      for (const [key, child] of Object.entries(schema)) {
+        if (key === "properties" && typeof child === "object" && child !== null) {
+          for (const [name, property] of Object.entries(child)) walk(property, `${path}.${name}`, path.split(".").length === 1, found)
+        } else if (typeof child === "object" && child !== null && key !== "x-mcp-header") {
+          walk(child, `${path}/${key}`, false, found)
+        }
+      }
+    }
+    const found: Array<string> = []
+    for (const tool of tools) walk(tool.descriptor.inputSchema, tool.descriptor.name, false, found)
+    expect(found).toContain("browse_table.limit")
+    expect(found).not.toContain("vector_search.alpha")
+    expect((byName.vector_search!.descriptor.inputSchema.properties as any).alpha.type).toBe("number")
   })
 
   it("insert_rows declares the 1,000-row cap in its schema", () => {

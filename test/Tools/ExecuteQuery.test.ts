@@ -90,7 +90,7 @@ describe("REST console", () => {
     const principal = token("readWrite", { id: "tok-console" })
     const line = "POST /v1/objects\n{\"class\":\"Author\",\"properties\":{\"name\":\"From the console\"}}"
     const { structured } = success(h, "execute_query", await run(line, {}, { principal }))
-    expect(structured.approvedBy).toBe("dialog")
+    expect(structured.approvedBy).toBe("exec")
     expect(h.dialog.asked.at(-1)!.statement).toBe(line)
     expect(writesTo(h.w).map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/objects"])
   })

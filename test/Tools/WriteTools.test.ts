@@ -70,12 +70,14 @@ describe("approval of a write with a client that declared elicitation", () => {
     const asked = inputRequired(await h.call("insert_rows", args, { principal, elicitation: true }))
     h.w.clearRequests()
     h.dialog.asked.length = 0
-    const { structured } = success(
+    const { structured, text } = success(
       h,
       "insert_rows",
       await h.call("insert_rows", args, { principal, elicitation: true, requestState: asked.requestState, inputResponses: approved })
     )
     expect(structured.applied).toBe(1)
+    expect(text).toBe("Article: 1 row inserted")
+    expect(structured.results[0].row).toBe(1)
     expect(structured.approvedBy).toBe("form")
     expect(writesTo(h.w).map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/objects"])
     expect(h.dialog.asked).toEqual([])
@@ -92,7 +94,7 @@ describe("approval of a write with a client that declared elicitation", () => {
       "insert_rows",
       await h.call("insert_rows", args, { principal, elicitation: true, requestState: asked.requestState, inputResponses: approved })
     )
-    expect(structured.approvedBy).toBe("formAndDialog")
+    expect(structured.approvedBy).toBe("exec")
     expect(h.dialog.asked).toHaveLength(1)
     expect(h.dialog.asked[0]!.statement).toContain("confirmed twice")
     expect(writesTo(h.w)).toHaveLength(1)
@@ -191,7 +193,7 @@ describe("approval of a write with a client without elicitation", () => {
     h.dialog.asked.length = 0
     h.w.clearRequests()
     const { structured } = success(h, "insert_rows", await h.call("insert_rows", insertArgs("local", "dialog"), { principal }))
-    expect(structured.approvedBy).toBe("dialog")
+    expect(structured.approvedBy).toBe("exec")
     expect(h.dialog.asked).toHaveLength(1)
     expect(h.dialog.asked[0]!.statement).toContain("POST /v1/objects")
     expect(writesTo(h.w)).toHaveLength(1)
@@ -298,7 +300,9 @@ describe("insert_rows", () => {
     expect(structured.results.map((r: { status: string }) => r.status)).toEqual(["inserted", "failed", "inserted"])
     expect(structured.results[0].uuid).toBe(id)
     expect(structured.results[1].error).toContain("price")
-    expect(text).toContain("2 inserted, 1 failed")
+    expect(text).toContain("2 rows inserted, 1 failed")
+    expect(structured.results.map((r: { row: number }) => r.row)).toEqual([1, 2, 3])
+    expect(text).toContain("row 2: failed")
     expect(writesTo(h.w)).toHaveLength(3)
     const row = success(h, "get_row", await h.call("get_row", { connection_id: h.ids.local, table: "Product", uuid: id, include_vector: true }, { principal }))
     expect(row.structured.row.vector).toEqual([1, 0, 0, 0, 0, 0, 0, 0])

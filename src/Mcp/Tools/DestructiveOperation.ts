@@ -64,7 +64,8 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
       approvedBy: Schema.String
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    scopes: ["tools:write"],
+    // `admin` comes only with fullAccess, so `tools/list` shows the tool to the tokens that may call it.
+    scopes: ["tools:write", "admin"],
     run: (input, raw) =>
       Effect.gen(function*() {
         if (input.confirm !== input.table) {

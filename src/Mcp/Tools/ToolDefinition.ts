@@ -10,8 +10,10 @@
  * contract reserves protocol errors for the envelope, and the official specification asks for input
  * validation errors as tool results so that the model can correct itself.
  *
- * Every scalar top-level parameter carries `x-mcp-header` equal to its own name (decision 3), except
- * free text that may exceed the 16 KB header limit (a tool lists those in `unmirrored`).
+ * Every top-level string, integer or boolean parameter carries `x-mcp-header` equal to its own name
+ * (decision 3), except free text that may exceed the 16 KB header limit (a tool lists those in
+ * `unmirrored`). Numbers are never mirrored: the official rule allows the extension on string,
+ * integer and boolean only.
  *
  * @since 0.1.0
  */
@@ -64,11 +66,16 @@ export interface Definition<I, IE, O, OE> {
 
 type JsonObject = Record<string, unknown>
 
-const SCALAR_TYPES = new Set(["string", "number", "integer", "boolean"])
+/**
+ * The JSON Schema types that may carry `x-mcp-header` (the 2026-07-28 Streamable HTTP "Schema
+ * Extension"): `number` is not one of them, and the v2 client drops a tool that declares it on
+ * anything else. The type must be explicit on the property itself.
+ *
+ * @category descriptors
+ */
+export const HEADER_TYPES: ReadonlySet<string> = new Set(["string", "integer", "boolean"])
 
-const isScalarSchema = (schema: JsonObject): boolean =>
-  (typeof schema.type === "string" && SCALAR_TYPES.has(schema.type)) ||
-  (Array.isArray(schema.enum) && schema.enum.every((v) => ["string", "number", "boolean"].includes(typeof v)))
+const isHeaderScalar = (schema: JsonObject): boolean => typeof schema.type === "string" && HEADER_TYPES.has(schema.type)
 
 /**
  * Removes what Effect adds for its own bookkeeping: `$id` (the same `/schemas/unknown` on every
@@ -91,7 +98,7 @@ const clean = (schema: unknown): void => {
 /**
  * The JSON Schema of a tool's input or output: JSON Schema 2020-12 keywords that draft-07 shares
  * (no `$ref`, no `$schema`, so validators of either draft accept it), with `x-mcp-header` on
- * mirrored scalar parameters.
+ * mirrored string, integer and boolean parameters.
  *
  * @category descriptors
  */
@@ -102,7 +109,7 @@ export const jsonSchemaOf = (schema: Schema.Schema.Any, mirror: { readonly unmir
   if (mirror !== undefined) {
     const properties = (json.properties ?? {}) as Record<string, JsonObject>
     for (const [name, property] of Object.entries(properties)) {
-      if (isScalarSchema(property) && !mirror.unmirrored.includes(name)) property["x-mcp-header"] = name
+      if (isHeaderScalar(property) && !mirror.unmirrored.includes(name)) property["x-mcp-header"] = name
     }
   }
   return json

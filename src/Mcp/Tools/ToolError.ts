@@ -49,8 +49,9 @@ export class ToolFailure extends Data.TaggedError("ToolFailure")<{
 export const fail = (code: ToolErrorCode, reason: string): ToolFailure => new ToolFailure({ code, reason })
 
 /**
- * The `isError` result of a failure: `code: message`, redacted, with the same pair as
- * `structuredContent.error` for clients that read structured results.
+ * The `isError` result of a failure: `code: message`, redacted, as text only. No `structuredContent`:
+ * it would have to match the tool's `outputSchema`, which describes success, and the official clients
+ * (SDK v1, the Inspector) reject a result whose structured content does not, hiding the error.
  *
  * @category conversions
  */
@@ -58,7 +59,6 @@ export const toResult = (failure: { readonly code: ToolErrorCode; readonly reaso
   const message = Redaction.global.redact(failure.reason)
   return {
     content: [{ type: "text", text: `${failure.code}: ${message}` }],
-    structuredContent: { error: { code: failure.code, message } },
     isError: true
   }
 }

@@ -23,7 +23,7 @@ export const MAX_ROWS = 1000
 const WRITE = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false } as const
 
 const RowResult = Schema.Struct({
-  index: Schema.Number,
+  row: Schema.Number.annotations({ description: "The row's number in the call's list, counting from 1." }),
   status: Schema.Literal("inserted", "updated", "deleted", "skipped", "failed", "not_attempted"),
   uuid: Schema.optional(Schema.String),
   error: Schema.optional(Schema.String)
@@ -53,27 +53,31 @@ const objectPath = (table: string, uuid: string, tenant: string | undefined) =>
  */
 const perRow = <A>(
   items: ReadonlyArray<A>,
-  run: (item: A, index: number) => Effect.Effect<RowResult, RequestError>
+  run: (item: A, row: number) => Effect.Effect<RowResult, RequestError>
 ) =>
   Effect.gen(function*() {
     const results: Array<RowResult> = []
     let stopped: string | undefined
     for (const [index, item] of items.entries()) {
+      const row = index + 1
       if (stopped !== undefined) {
-        results.push({ index, status: "not_attempted", error: stopped })
+        results.push({ row, status: "not_attempted", error: stopped })
         continue
       }
-      const outcome = yield* Effect.either(run(item, index))
+      const outcome = yield* Effect.either(run(item, row))
       if (outcome._tag === "Right") {
         results.push(outcome.right)
         continue
       }
       const error = Redaction.global.redact(outcome.left.message)
-      results.push({ index, status: "failed", error })
-      if (outcome.left._tag !== "DatabaseRefused") stopped = `not attempted after row ${index} failed: ${error}`
+      results.push({ row, status: "failed", error })
+      if (outcome.left._tag !== "DatabaseRefused") stopped = `not attempted after row ${row} failed: ${error}`
     }
     return results
   })
+
+/** "1 row", "2 rows". @category formatting */
+export const rowCount = (n: number): string => `${n} ${n === 1 ? "row" : "rows"}`
 
 const summary = (table: string, verb: string, results: ReadonlyArray<RowResult>, approvedBy: string | undefined) => {
   const count = (...statuses: ReadonlyArray<RowResult["status"]>) => results.filter((r) => statuses.includes(r.status)).length
@@ -83,9 +87,9 @@ const summary = (table: string, verb: string, results: ReadonlyArray<RowResult>,
   const structured = { table, applied, failed, skipped, results, ...(approvedBy !== undefined ? { approvedBy } : {}) }
   const problems = results.filter((r) => r.status !== "inserted" && r.status !== "updated" && r.status !== "deleted")
   const text = [
-    `${table}: ${applied} ${verb}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`,
+    `${table}: ${rowCount(applied)} ${verb}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`,
     // One line per problem, uncut: the database's reason is what the model acts on.
-    ...problems.map((r) => `row ${r.index}: ${r.status}${r.uuid !== undefined ? ` (${r.uuid})` : ""}: ${r.error ?? ""}`)
+    ...problems.map((r) => `row ${r.row}: ${r.status}${r.uuid !== undefined ? ` (${r.uuid})` : ""}: ${r.error ?? ""}`)
   ].join("\n")
   return ToolDefinition.ok(structured, text)
 }
@@ -139,10 +143,10 @@ export const insertRows = (env: ToolEnv) =>
           .map((row) => `POST /v1/objects\n${JSON.stringify(insertBody(collection, row, input.tenant))}`)
           .join("\n")
         const approvedBy = yield* approve(env, call, connection, statement)
-        const results = yield* perRow(input.rows, (row, index) =>
+        const results = yield* perRow(input.rows, (item, row) =>
           Effect.map(
-            RowEdits.insert(http, collection, [{ id: row.id, properties: row.properties, vector: row.vector }], { tenant: input.tenant }),
-            (r): RowResult => ({ index, status: "inserted", uuid: r.applied[0] ?? "" })
+            RowEdits.insert(http, collection, [{ id: item.id, properties: item.properties, vector: item.vector }], { tenant: input.tenant }),
+            (r): RowResult => ({ row, status: "inserted", uuid: r.applied[0] ?? "" })
           ))
         return summary(collection.name, "inserted", results, approvedBy)
       })
@@ -206,12 +210,12 @@ export const updateRows = (env: ToolEnv) =>
             .join("\n")
           approvedBy = yield* approve(env, call, connection, statement)
         }
-        const results = yield* perRow(input.rows, (row, index): Effect.Effect<RowResult, RequestError> => {
-          const reason = skip(row)
-          if (reason !== undefined) return Effect.succeed({ index, status: "skipped", error: reason })
+        const results = yield* perRow(input.rows, (item, row): Effect.Effect<RowResult, RequestError> => {
+          const reason = skip(item)
+          if (reason !== undefined) return Effect.succeed({ row, status: "skipped", error: reason })
           return Effect.as(
-            RowEdits.update(http, collection, [{ uuid: row.uuid, values: row.values }], { tenant: input.tenant }),
-            { index, status: "updated", uuid: row.uuid! }
+            RowEdits.update(http, collection, [{ uuid: item.uuid, values: item.values }], { tenant: input.tenant }),
+            { row, status: "updated", uuid: item.uuid! }
           )
         })
         return summary(collection.name, "updated", results, approvedBy)
@@ -243,10 +247,10 @@ export const deleteRows = (env: ToolEnv) =>
         const { collection, http } = yield* prepare(env, connection.id, input.table)
         const statement = input.uuids.map((uuid) => `DELETE ${objectPath(collection.name, uuid, input.tenant)}`).join("\n")
         const approvedBy = yield* approve(env, call, connection, statement)
-        const results = yield* perRow(input.uuids, (uuid, index) =>
+        const results = yield* perRow(input.uuids, (uuid, row) =>
           Effect.as(
             RowEdits.remove(http, collection, [uuid], { tenant: input.tenant }),
-            { index, status: "deleted" as const, uuid }
+            { row, status: "deleted" as const, uuid }
           ))
         return summary(collection.name, "deleted", results, approvedBy)
       })
