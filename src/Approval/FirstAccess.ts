@@ -5,6 +5,10 @@
  * during which every request of that principal on that connection is `Forbidden` (-33007), and the
  * question may then be asked again.
  *
+ * A token created with an explicit connection allowlist (`tokens create --connections a,b`) has first
+ * access to those connections granted at creation: naming them was the user's consent, given on their
+ * own machine. Such a principal passes its allowlist as `principal.granted`.
+ *
  * This is what lets `resources/read` and `prompts/get` answer `input_required`. The form uses the
  * contract's request key `approve_statement`; its `requestState` has the purpose `firstAccess`, so it
  * can never approve a write, and a write's state can never grant access.
@@ -31,7 +35,8 @@ import { type Binding, RequestState } from "./RequestState.js"
 
 /** @category models */
 export interface FirstAccessInput {
-  readonly principal: { readonly id: string; readonly name: string }
+  /** `granted`: connection ids the user granted when creating the token (its explicit allowlist). */
+  readonly principal: { readonly id: string; readonly name: string; readonly granted?: ReadonlyArray<string> | undefined }
   readonly client: { readonly name: string; readonly elicitation: boolean }
   readonly connection: { readonly id: string; readonly name: string }
   /** `tools/call`, `resources/read` or `prompts/get`. */
@@ -160,6 +165,7 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
         const key = keyOf(input.principal.id, input.connection.id)
         // Fast path without the lock: most calls come after the first.
         if (memory.get(key)?._tag === "granted") return FirstAccessOutcome.Granted()
+        if (input.principal.granted?.includes(input.connection.id) === true) return FirstAccessOutcome.Granted()
         const lock = yield* lockFor(key)
         return yield* lock.withPermits(1)(decideLocked(key, input))
       })

@@ -13,6 +13,7 @@ import { DialogConfigError } from "../Approval/Dialog.ts"
 import * as Daemon from "../Daemon/Daemon.ts"
 import * as Logging from "../Daemon/Logging.ts"
 import * as Settings from "../Daemon/Settings.ts"
+import * as ClientConfig from "./ClientConfig.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { UsageError } from "./CliErrors.ts"
 
@@ -63,19 +64,7 @@ export const firstRunMessage = (created: Daemon.DefaultToken): string =>
     "`weaviate-mcp tokens create` makes more, `weaviate-mcp tokens revoke ID` revokes one.",
     "",
     "Client configuration (paste into your MCP client):",
-    JSON.stringify(
-      {
-        mcpServers: {
-          weaviate: {
-            type: "http",
-            url: created.url,
-            headers: { Authorization: `Bearer ${created.token}` }
-          }
-        }
-      },
-      null,
-      2
-    ),
+    ClientConfig.render(created.url, created.token),
     ""
   ].join("\n")
 

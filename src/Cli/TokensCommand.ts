@@ -2,6 +2,11 @@
  * `weaviate-mcp tokens create|list|revoke`: manage the tokens of `tokens.json`. A running daemon sees
  * every change within a second; a revocation cancels that token's requests.
  *
+ * `tokens create --connections a,b` takes ids or names of saved connections and stores their ids:
+ * that allowlist is also the user's consent, so the token's first access to those connections is
+ * granted from the start (no question on first use). A name that matches no saved connection is kept
+ * as given, with a warning.
+ *
  * @since 0.1.0
  */
 import * as Args from "@effect/cli/Args"
@@ -15,7 +20,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import { AccessLevel, Scope } from "../Schema/Policy.ts"
 import { statusAt, type TokenInfo, TokenStore, toJson } from "../Mcp/TokenStore.ts"
+import { ConnectionStore } from "../Driver/ConnectionStore.ts"
 import { UsageError } from "./CliErrors.ts"
+import * as ClientConfig from "./ClientConfig.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 
 // ===== Parsing =====
@@ -74,7 +81,27 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
 
 // ===== Commands =====
 
-const storeLayer = (home: Option.Option<string>) => TokenStore.layerOneShot.pipe(Layer.provide(CommonOptions.homeLayer(home)))
+const storeLayer = (home: Option.Option<string>) =>
+  Layer.mergeAll(TokenStore.layerOneShot, ConnectionStore.layer, CommonOptions.homeLayer(home)).pipe(
+    Layer.provide(CommonOptions.homeLayer(home))
+  )
+
+/** The ids of the named connections; names that match no saved connection are returned apart. */
+const resolveConnections = (names: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const store = yield* ConnectionStore
+    const ids: Array<string> = []
+    const unknown: Array<string> = []
+    for (const name of names) {
+      const found = yield* store.get(name).pipe(
+        Effect.map((connection) => connection.id),
+        Effect.catchTag("ConnectionNotFound", () => Effect.succeed(undefined))
+      )
+      if (found === undefined) unknown.push(name)
+      ids.push(found ?? name)
+    }
+    return { ids: Array.from(new Set(ids)), unknown }
+  })
 
 /** `tokens create`. @category commands */
 export const createCommand = Command.make(
@@ -104,24 +131,34 @@ export const createCommand = Command.make(
       const now = yield* Clock.currentTimeMillis
       const scopes = Option.isSome(flags.scopes) ? yield* parseScopes(flags.scopes.value) : undefined
       const expiresAt = Option.isSome(flags.expires) ? yield* parseExpires(flags.expires.value, now) : undefined
-      const connections = Option.map(flags.connections, commaList)
+      const resolved = Option.isSome(flags.connections) ? yield* resolveConnections(commaList(flags.connections.value)) : undefined
       const store = yield* TokenStore
       const created = yield* store.create({
         name: flags.name,
         access: flags.access,
         scopes,
-        connections: Option.getOrUndefined(connections),
+        connections: resolved?.ids,
         expiresAt
       }).pipe(Effect.catchTag("InvalidTokenRequest", (error) => Effect.fail(new UsageError({ message: error.reason }))))
+      for (const name of resolved?.unknown ?? []) {
+        yield* Console.error(`warning: no saved connection has the id or name ${JSON.stringify(name)}; kept in the allowlist as given`)
+      }
       if (flags.json) {
         yield* Console.log(JSON.stringify({ id: created.info.id, token: created.token }))
         return
       }
+      const url = yield* ClientConfig.endpointUrl
       const [, , , scopeText, connectionText, expires] = describe(created.info, now)
       yield* Console.log(
         [
           `Created token ${created.info.id} (${created.info.name}, ${created.info.access}; scopes ${scopeText}; connections ${connectionText}; expires ${expires}).`,
-          `Token (shown once, it cannot be recovered): ${created.token}`
+          ...(resolved !== undefined && resolved.ids.length > 0
+            ? ["First access to the listed connections is granted: naming them was your consent."]
+            : []),
+          "",
+          "Client configuration (paste into your MCP client). The token is in the Authorization header;",
+          "it is shown only this once and cannot be recovered (--json prints it alone):",
+          ClientConfig.render(url, created.token)
         ].join("\n")
       )
     }).pipe(Effect.provide(storeLayer(flags.home)))

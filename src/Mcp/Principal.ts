@@ -173,6 +173,18 @@ export const requireConnection = (
   )
 }
 
+/**
+ * The principal as first access sees it: a stored token's explicit allowlist is the user's consent
+ * to those connections, given when they created the token (`tokens create --connections`).
+ *
+ * @category conversions
+ */
+export const toFirstAccessPrincipal = (principal: Principal) => ({
+  id: principal.id,
+  name: principal.name,
+  granted: principal._tag === "TokenPrincipal" && principal.source === "store" ? Option.getOrUndefined(principal.connections) : undefined
+})
+
 /** @category predicates */
 export const isAnonymous = (principal: Principal): principal is AnonymousPrincipal => principal._tag === "AnonymousPrincipal"
 

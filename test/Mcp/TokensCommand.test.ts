@@ -1,10 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { afterEach, beforeEach, vi } from "vitest"
+import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { main } from "../../src/Main.ts"
 import { statusAt, TokenStore } from "../../src/Mcp/TokenStore.ts"
 import { homeLayer, tempDir } from "./TokenStore.support.ts"
@@ -72,6 +74,10 @@ describe("weaviate-mcp tokens", () => {
       const token = /wmcp_[0-9a-f]{16}_[A-Za-z0-9_-]{43}/.exec(created.stdout)?.[0]
       assert.isDefined(token)
       assert.strictEqual(created.stdout.split(token!).length, 2, "the token is printed exactly once")
+      const config = JSON.parse(created.stdout.slice(created.stdout.indexOf("{")))
+      assert.deepStrictEqual(config, {
+        mcpServers: { weaviate: { type: "http", url: "http://127.0.0.1:23518/mcp", headers: { Authorization: `Bearer ${token}` } } }
+      }, "tokens create prints the ready-to-paste client configuration, like the first run")
 
       const listed = yield* cli("list", "--home", dir, "--json")
       assert.strictEqual(listed.code, 0, listed.stderr)
@@ -93,6 +99,20 @@ describe("weaviate-mcp tokens", () => {
       assert.match(table.stdout, /^ID\s+NAME\s+ACCESS\s+SCOPES\s+CONNECTIONS\s+EXPIRES\s+STATUS/)
       assert.include(table.stdout, "reader")
       assert.notInclude(table.stdout, token!.slice(22))
+    }))
+
+  it.scopedLive("create --connections takes names of saved connections and stores their ids; an unknown one is kept with a warning", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const saved = yield* Effect.flatMap(ConnectionStore, (connections) => connections.add({ name: "prod", host: "127.0.0.1", port: 8080 })).pipe(
+        Effect.provide(ConnectionStore.layer.pipe(Layer.provide(homeLayer(dir))))
+      )
+      const created = yield* cli("create", "--home", dir, "--name", "scoped", "--access", "readWrite", "--connections", "prod,ghost")
+      assert.strictEqual(created.code, 0, created.stderr)
+      assert.include(created.stdout, "First access to the listed connections is granted")
+      assert.strictEqual(created.stderr, 'warning: no saved connection has the id or name "ghost"; kept in the allowlist as given')
+      const [entry] = JSON.parse((yield* cli("list", "--home", dir, "--json")).stdout) as Array<Record<string, unknown>>
+      assert.deepStrictEqual(entry!.connections, [saved.id, "ghost"])
     }))
 
   it.scopedLive("revoke ID revokes (exit 0); an unknown id fails with exit 1 and one line on stderr", () =>

@@ -18,7 +18,7 @@ import * as Redaction from "../../Daemon/Redaction.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import { InternalError, InvalidParams, type McpError } from "../../Schema/McpErrors.ts"
 import { complete, inputRequired, type Outcome, RequestContext } from "../Catalogue.ts"
-import { canSeeConnection, CurrentPrincipal, requireConnection } from "../Principal.ts"
+import { canSeeConnection, CurrentPrincipal, requireConnection, toFirstAccessPrincipal } from "../Principal.ts"
 
 // ===== Errors =====
 
@@ -92,7 +92,7 @@ export const make: Effect.Effect<ConnectionAccess, never, ConnectionStore | Firs
     const principal = yield* CurrentPrincipal
     const request = yield* RequestContext
     const outcome = yield* gate.check({
-      principal: { id: principal.id, name: principal.name },
+      principal: toFirstAccessPrincipal(principal),
       client: {
         name: Option.match(request.clientInfo, { onNone: () => "An AI client", onSome: (info) => info.title ?? info.name }),
         // `input_required` exists only in the modern era; a legacy client is asked on the dialog.

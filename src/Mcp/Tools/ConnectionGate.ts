@@ -71,7 +71,7 @@ export const open = Effect.fn("ConnectionGate.open")(function*(
   const context = yield* RequestContext
   const who = yield* client
   const outcome = yield* env.firstAccess.check({
-    principal: { id: principal.id, name: principal.name },
+    principal: Principal.toFirstAccessPrincipal(principal),
     client: who,
     connection: { id: connection.id, name: connection.name },
     method: "tools/call",
