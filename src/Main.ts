@@ -7,10 +7,12 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Redaction from "./Daemon/Redaction.ts"
 import { VERSION } from "./Daemon/Version.ts"
@@ -20,6 +22,7 @@ import { connectionsCommand } from "./Cli/ConnectionsCommand.ts"
 import { browseCommand } from "./Cli/BrowseCommand.ts"
 import { graphqlCommand } from "./Cli/GraphqlCommand.ts"
 import { restCommand } from "./Cli/RestCommand.ts"
+import * as PlainText from "./Cli/PlainText.ts"
 
 /** The root command. @category commands */
 export const root = Command.make("weaviate-mcp").pipe(
@@ -37,28 +40,66 @@ const messageOf = (error: unknown): string => {
   return String(error)
 }
 
+const tagOf = (error: unknown): string | undefined =>
+  typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string" ? error._tag : undefined
+
+/** The one line of a usage error @effect/cli found (it printed it already, as help text). */
+const validationLine = (error: ValidationError.ValidationError): string =>
+  PlainText.stripAnsi(HelpDoc.toAnsiText(error.error)).trim().split("\n")[0] ?? error._tag
+
+/**
+ * With `--json`, a failure is also a JSON object on stdout, so a script that reads stdout learns why:
+ * `{"error": {"code", "message", "exitCode"}}`. `code` is `usage_error`, `internal_error`, or the
+ * failure's tag (e.g. `ConnectionNotFound`).
+ */
+const jsonError = (json: boolean, code: string, message: string, exitCode: number) =>
+  json ? Console.log(JSON.stringify({ error: { code, message: Redaction.global.redact(message), exitCode } })) : Effect.void
+
+/**
+ * Help and `--version` as a reader gets them: no trailing blank lines, and without a terminal no
+ * escape codes and no line wider than 80 columns. Errors of @effect/cli lose their escape codes when
+ * stderr is not a terminal.
+ */
+const helpConsole = (base: Console.Console, helpWanted: boolean): Console.Console => ({
+  ...base,
+  log: (...items) =>
+    base.log(...items.map((item) =>
+      typeof item === "string" && helpWanted ? (process.stdout.isTTY === true ? item.trimEnd() : PlainText.help(item)) : item
+    )),
+  error: (...items) =>
+    base.error(...items.map((item) => (typeof item === "string" && process.stderr.isTTY !== true ? PlainText.stripAnsi(item) : item)))
+})
+
 /**
  * Maps the outcome to an exit code: @effect/cli has already printed its one-line usage errors;
- * every other failure is printed here as one redacted line.
+ * every other failure is printed here as one redacted line (and, with `--json`, as a JSON object on
+ * stdout).
  *
  * @category running
  */
-export const main = (argv: ReadonlyArray<string>) =>
-  run(argv).pipe(
+export const main = (argv: ReadonlyArray<string>) => {
+  const args = argv.slice(2)
+  const json = args.includes("--json")
+  const helpWanted = args.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")
+  return Effect.consoleWith((base) => run(argv).pipe(Effect.withConsole(helpConsole(base, helpWanted)))).pipe(
     Effect.as(0),
     Effect.catchAll((error) => {
-      if (ValidationError.isValidationError(error)) return Effect.succeed(2)
+      if (ValidationError.isValidationError(error)) return Effect.as(jsonError(json, "usage_error", validationLine(error), 2), 2)
       const line = Redaction.global.redact(messageOf(error).split("\n")[0] ?? "")
       process.stderr.write(line + "\n")
-      return Effect.succeed(typeof error === "object" && error !== null && "_tag" in error && error._tag === "UsageError" ? 2 : 1)
+      const tag = tagOf(error)
+      const code = tag === "UsageError" ? 2 : 1
+      return Effect.as(jsonError(json, tag === "UsageError" ? "usage_error" : tag ?? "error", line, code), code)
     }),
     Effect.catchAllDefect((defect) => {
-      process.stderr.write(`internal error: ${Redaction.global.redact(messageOf(defect))}\n`)
-      return Effect.succeed(1)
+      const line = Redaction.global.redact(messageOf(defect))
+      process.stderr.write(`internal error: ${line}\n`)
+      return Effect.as(jsonError(json, "internal_error", line, 1), 1)
     }),
     Effect.onInterrupt(() => Effect.void),
     Effect.provide(NodeContext.layer)
   )
+}
 
 /**
  * Runs the command line on `process.argv` and sets the exit code. The process entry point.

@@ -26,9 +26,9 @@ export const browseCommand = Command.make(
     table: Args.text({ name: "TABLE" }).pipe(Args.withDescription("Collection name")),
     filter: Options.text("filter").pipe(
       Options.withDescription(`"COLUMN OPERATOR VALUE", repeatable; operators: ${FilterBuilder.operators.join(", ")}, = != > >= < <=`),
-      Options.repeated
+      CommonOptions.repeatable
     ),
-    sort: Options.text("sort").pipe(Options.withDescription("COLUMN:asc or COLUMN:desc, repeatable"), Options.repeated),
+    sort: Options.text("sort").pipe(Options.withDescription("COLUMN:asc or COLUMN:desc, repeatable"), CommonOptions.repeatable),
     limit: Options.integer("limit").pipe(Options.withDescription("Rows per page (default 20)"), Options.withDefault(20)),
     offset: Options.integer("offset").pipe(Options.withDescription("First row (the grid stops at row 10,000)"), Options.withDefault(0)),
     tenant: Options.text("tenant").pipe(Options.withDescription("Tenant of a multi-tenant collection"), Options.optional)

@@ -19,3 +19,12 @@ export const json = Options.boolean("json").pipe(Options.withDescription("Print 
 
 /** The Home layer for a command's `--home` value. @category layers */
 export const homeLayer = (dir: Option.Option<string>): Layer.Layer<Home> => Home.layer(dir)
+
+/**
+ * A flag that may be given any number of times, zero included. `Options.repeated` alone is shown in
+ * the usage line without brackets, as if it were required; the default makes it `[--flag value...]`.
+ *
+ * @category combinators
+ */
+export const repeatable = <A>(option: Options.Options<A>): Options.Options<Array<A>> =>
+  option.pipe(Options.repeated, Options.withDefault<Array<A>>([]))

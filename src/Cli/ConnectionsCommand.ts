@@ -12,9 +12,10 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
 import { ConnectionStore, type ConnectionPatch } from "../Driver/ConnectionStore.ts"
 import { Driver } from "../Driver/Driver.ts"
-import { authMethodLabel, type Connection, sslModeLabel, toPublic } from "../Schema/Connection.ts"
+import { authMethodLabel, type Connection, Host, sslModeLabel, toPublic } from "../Schema/Connection.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { UsageError } from "./CliErrors.ts"
 import { driverLayer, formatTable } from "./DriverCli.ts"
@@ -24,6 +25,10 @@ import { driverLayer, formatTable } from "./DriverCli.ts"
 const connectionArg = Args.text({ name: "CONN" }).pipe(Args.withDescription("Connection id or name"))
 
 const settingOptions = {
+  url: Options.text("url").pipe(
+    Options.withDescription("Shorthand for --host, --port and the scheme: http://localhost:8080 or https://HOST:443 (https: SSL Mode Required)"),
+    Options.optional
+  ),
   host: Options.text("host").pipe(Options.withDescription("Node host name (localhost for a local container)"), Options.optional),
   port: Options.integer("port").pipe(Options.withDescription("Port (default 8080; hosted clusters use 443)"), Options.optional),
   authMethod: Options.choice("auth-method", ["none", "api-key"]).pipe(Options.optional),
@@ -46,8 +51,75 @@ type SettingFlags = {
 
 const undef = <A>(option: Option.Option<A>): A | undefined => Option.getOrUndefined(option)
 
+const usage = (message: string) => Effect.fail(new UsageError({ message }))
+
+/** `--host`: a name or address only; a URL or `host:port` is named for what it is, with the fix. */
+const checkHost = (host: string): Effect.Effect<string, UsageError> => {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(host)) {
+    return usage(`--host takes a host name, not a URL ('${host}'); use --url ${host}, or --host with --port and --ssl-mode`)
+  }
+  const hostPort = /^([^:[\]]+):(\d*)$/.exec(host)
+  if (hostPort !== null) {
+    return usage(`--host takes a host name without a port ('${host}'); use --host ${hostPort[1]} --port ${hostPort[2] || "PORT"}`)
+  }
+  return Schema.is(Host)(host) ? Effect.succeed(host) : usage(`--host must be a host name or IP address, got '${host}'`)
+}
+
+const checkPort = (port: number, flag = "--port"): Effect.Effect<number, UsageError> =>
+  Number.isInteger(port) && port >= 1 && port <= 65535
+    ? Effect.succeed(port)
+    : usage(`${flag} must be a port number between 1 and 65535, got ${port}`)
+
+/**
+ * `--url`: `http://host[:port]` or `https://host[:port]`, nothing else (no path, query or
+ * credentials). The port defaults as in any URL (80, 443); `https` means SSL Mode Required unless
+ * `--ssl-mode` says otherwise, `http` means Disabled.
+ *
+ * @category parsing
+ */
+export const parseUrl = (text: string): Effect.Effect<{ host: string; port: number; sslMode: "disabled" | "required" }, UsageError> => {
+  let url: URL
+  try {
+    url = new URL(text)
+  } catch {
+    return usage(`--url must be a URL such as https://HOST:443 or http://localhost:8080, got '${text}'`)
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return usage(`--url must start with http:// or https://, got '${text}'`)
+  if (url.username !== "" || url.password !== "") return usage("--url must not carry credentials; use --api-key or --api-key-env")
+  if ((url.pathname !== "/" && url.pathname !== "") || url.search !== "" || url.hash !== "") {
+    return usage(`--url takes only a scheme, host and port (no path or query), got '${text}'`)
+  }
+  const https = url.protocol === "https:"
+  const host = url.hostname
+  return Effect.map(checkPort(url.port === "" ? (https ? 443 : 80) : Number(url.port), "--url's port"), (port) => ({
+    host,
+    port,
+    sslMode: https ? "required" as const : "disabled" as const
+  }))
+}
+
 /** The flags as stored fields (`undefined` = not given). */
-const toPatch = (flags: SettingFlags, name: Option.Option<string>): Effect.Effect<ConnectionPatch, UsageError> => {
+const toPatch = (flags: SettingFlags, name: Option.Option<string>): Effect.Effect<ConnectionPatch, UsageError> =>
+  Effect.gen(function*() {
+    if (Option.isSome(flags.url) && (Option.isSome(flags.host) || Option.isSome(flags.port))) {
+      return yield* usage("Give --url or --host/--port, not both")
+    }
+    const fromUrl = Option.isSome(flags.url) ? yield* parseUrl(flags.url.value) : undefined
+    if (fromUrl !== undefined && Option.isSome(flags.sslMode) && (flags.sslMode.value === "disabled") !== (fromUrl.sslMode === "disabled")) {
+      return yield* usage(`--ssl-mode ${flags.sslMode.value} does not fit the scheme of --url ${Option.getOrThrow(flags.url)}`)
+    }
+    const host = fromUrl?.host ?? (Option.isSome(flags.host) ? yield* checkHost(flags.host.value) : undefined)
+    const port = fromUrl?.port ?? (Option.isSome(flags.port) ? yield* checkPort(flags.port.value) : undefined)
+    return yield* patchOf(flags, name, host, port, fromUrl?.sslMode)
+  })
+
+const patchOf = (
+  flags: SettingFlags,
+  name: Option.Option<string>,
+  host: string | undefined,
+  port: number | undefined,
+  sslFromUrl: "disabled" | "required" | undefined
+): Effect.Effect<ConnectionPatch, UsageError> => {
   if (Option.isSome(flags.apiKey) && Option.isSome(flags.apiKeyEnv)) {
     return Effect.fail(new UsageError({ message: "Give --api-key or --api-key-env, not both" }))
   }
@@ -61,18 +133,21 @@ const toPatch = (flags: SettingFlags, name: Option.Option<string>): Effect.Effec
   })
   return Effect.succeed({
     name: undef(name),
-    host: undef(flags.host),
-    port: undef(flags.port),
+    host,
+    port,
     authMethod,
     apiKey: Option.getOrUndefined(Option.map(flags.apiKey, (key) => String(Redacted.value(key)))),
     apiKeyEnv: undef(flags.apiKeyEnv),
-    sslMode: undef(flags.sslMode),
+    sslMode: undef(flags.sslMode) ?? sslFromUrl,
     caFile: undef(flags.ca),
     skipTlsVerify: flags.skipTlsVerify ? true : undefined,
     safeMode: undef(flags.safeMode),
     aiPolicy: undef(flags.aiPolicy)
   })
 }
+
+/** Settings the store refuses are the user's to fix: a usage error (exit 2). */
+const asUsageError = (error: { readonly message: string }) => Effect.fail(new UsageError({ message: error.message }))
 
 const describeConnection = (c: Connection) => {
   const p = toPublic(c)
@@ -103,11 +178,11 @@ export const addCommand = Command.make(
   { home: CommonOptions.home, json: CommonOptions.json, name: Options.text("name"), ...settingOptions },
   (flags) =>
     Effect.gen(function*() {
-      if (Option.isNone(flags.host)) return yield* new UsageError({ message: "Missing --host" })
+      if (Option.isNone(flags.host) && Option.isNone(flags.url)) return yield* new UsageError({ message: "Missing --host (or --url)" })
       const patch = yield* toPatch(flags, Option.some(flags.name))
       const input = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
       const store = yield* ConnectionStore
-      const saved = yield* store.add(input as Parameters<typeof store.add>[0])
+      const saved = yield* store.add(input as Parameters<typeof store.add>[0]).pipe(Effect.catchTag("ConnectionInvalid", asUsageError))
       yield* flags.json ? printJson(toPublic(saved)) : Console.log(`Saved connection ${saved.name} (id ${saved.id}, ${saved.baseUrl})`)
     }).pipe(Effect.provide(driverLayer(flags.home)))
 ).pipe(Command.withDescription("Save a new connection"))
@@ -126,7 +201,7 @@ export const updateCommand = Command.make(
     Effect.gen(function*() {
       const patch = yield* toPatch(flags, flags.name)
       const store = yield* ConnectionStore
-      const saved = yield* store.update(flags.connection, patch)
+      const saved = yield* store.update(flags.connection, patch).pipe(Effect.catchTag("ConnectionInvalid", asUsageError))
       yield* flags.json ? printJson(toPublic(saved)) : Console.log(`Updated connection ${saved.name} (id ${saved.id})`)
     }).pipe(Effect.provide(driverLayer(flags.home)))
 ).pipe(Command.withDescription("Change fields of a saved connection (e.g. a new API key)"))

@@ -37,7 +37,7 @@ const options = {
   ),
   allowedOrigin: Options.text("allowed-origin").pipe(
     Options.withDescription("An allowed browser Origin (repeatable; default https://claude.ai and https://app.cursor.com)"),
-    Options.repeated
+    CommonOptions.repeatable
   ),
   rateLimit: Options.integer("rate-limit").pipe(
     Options.withDescription("Requests per second per principal (default 50, bursts of 100; 0 = off)"),
@@ -84,6 +84,10 @@ export const serveCommand = Command.make("serve", options, (flags) =>
       logLevel: flags.logLevel,
       logFormat: flags.logFormat
     })
+    if (Option.isSome(settings.port) && !(Number.isInteger(settings.port.value) && settings.port.value >= 0 && settings.port.value <= 65535)) {
+      const field = Option.isSome(flags.port) ? "--port" : "the port setting (settings.json or WEAVIATE_MCP_PORT)"
+      return yield* new UsageError({ message: `${field} must be a port number between 0 and 65535 (0 = any free port), got ${settings.port.value}` })
+    }
     if (settings.approvals === "exec" && Option.isNone(settings.approvalCommand)) {
       return yield* Effect.fail(new UsageError({ message: "--approvals exec needs --approval-command CMD" }))
     }

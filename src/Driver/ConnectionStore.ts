@@ -13,6 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as PubSub from "effect/PubSub"
 import * as Schedule from "effect/Schedule"
+import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as NodeCrypto from "node:crypto"
@@ -74,7 +75,13 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
     const encodeFile = Schema.encode(ConnectionsFile)
     const decodeInput = Schema.decodeUnknown(ConnectionInput)
 
-    const invalid = (error: { readonly message: string }) => new ConnectionInvalid({ reason: error.message })
+    // Every problem as "field: what it must be", on one line (not the schema's tree of types).
+    const invalid = (error: ParseResult.ParseError) =>
+      new ConnectionInvalid({
+        reason: ParseResult.ArrayFormatter.formatErrorSync(error)
+          .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`))
+          .join("; ")
+      })
 
     const list = Effect.flatMap(readJsonIfExists(path), (json) =>
       json === undefined

@@ -321,7 +321,8 @@ export const transportFailure = (
   const where = `${connection.host}:${connection.port}`
   const found = findCode(error.cause)
   const code = found?.code
-  const detail = scrub(found?.message ?? causeMessage(error.cause ?? error))
+  // One line: OpenSSL's messages carry newlines, and a command line prints the first line of an error.
+  const detail = scrub(found?.message ?? causeMessage(error.cause ?? error)).replace(/\s*\n\s*/g, " ").replace(/:\s*$/, "")
   let reason: string
   if (code !== undefined && untrustedCertificate.has(code)) {
     reason = `the server certificate of ${where} is not trusted (${detail}); ${selfSignedAdvice}`
@@ -335,7 +336,8 @@ export const transportFailure = (
   } else if (code === "ENOTFOUND" || code === "EAI_AGAIN") {
     reason = `the host ${connection.host} cannot be resolved (${detail})`
   } else if (code === "EPROTO" || code === "ERR_SSL_WRONG_VERSION_NUMBER" || /wrong version number|packet length too long/i.test(detail)) {
-    reason = `TLS handshake with ${where} failed (${detail}); the server may not speak HTTPS on this port (SSL Mode Disabled uses plain HTTP)`
+    reason = `TLS handshake with ${where} failed: the server speaks plain HTTP on this port, not HTTPS; ` +
+      "connect with --ssl-mode disabled (SSL Mode Disabled), or use the server's HTTPS port"
   } else if (code === "UND_ERR_CONNECT_TIMEOUT" || code === "ETIMEDOUT") {
     reason = `connecting to ${where} timed out`
   } else if (code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE") {
