@@ -37,6 +37,7 @@ let runtime: ManagedRuntime.ManagedRuntime<unknown, unknown>
 const tokens: Record<Level, string> = { readOnly: "", readWrite: "", fullAccess: "" }
 /** A readWrite token without an allowlist: its first access needs the user, and nobody can be asked. */
 let unlisted = ""
+let localId = ""
 
 beforeAll(async () => {
   w = await startWeaviate()
@@ -46,6 +47,7 @@ beforeAll(async () => {
     Effect.gen(function*() {
       const store = yield* ConnectionStore
       const local = yield* store.add({ name: "local", host: "127.0.0.1", port: w.port })
+      localId = local.id
       const guarded = yield* store.add({ name: "guarded", host: "127.0.0.1", port: w.port, safeMode: "readOnly" })
       const tokenStore = yield* TokenStore
       for (const access of LEVELS) {
@@ -225,5 +227,16 @@ describe("a headless machine", () => {
     }))
     expect(reply.json.error.code).toBe(-33007)
     expect(reply.json.error.message).toContain("no approval dialog is available")
+  })
+
+  it("the allowlist's grant holds for resources too: resources/read of the connection's schema answers at once", async () => {
+    const client = await v2Client(tokens.readOnly)
+    try {
+      const read = await client.readResource({ uri: `weaviate://connections/${localId}/schema` })
+      expect(read.contents[0]!.uri).toBe(`weaviate://connections/${localId}/schema`)
+      expect(JSON.stringify(read.contents)).toContain("Author")
+    } finally {
+      await client.close()
+    }
   })
 })
