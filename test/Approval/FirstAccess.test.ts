@@ -50,6 +50,14 @@ describe("FirstAccess", () => {
     }).pipe(Effect.provide(firstAccessLayer(dialog.layer)))
   })
 
+  it.effect("connections the token's creator named (its allowlist) are granted without a question, even with nobody to ask", () =>
+    Effect.gen(function*() {
+      const named = { ...viaDialog, principal: { id: "tok_3", name: "ci", granted: ["c1"] } }
+      assert.strictEqual((yield* check(named))._tag, "Granted")
+      assert.strictEqual((yield* check({ ...named, client: viaForm.client }))._tag, "Granted", "no form either")
+      forbidden(yield* Effect.either(check({ ...named, connection: { id: "c2", name: "other" } })))
+    }).pipe(Effect.provide(firstAccessLayer(Dialog.layerDeny))))
+
   it.effect("the memory is keyed by (principal, connection)", () => {
     const dialog = recordingDialog([true, true, true])
     return Effect.gen(function*() {

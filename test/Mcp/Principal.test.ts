@@ -13,6 +13,7 @@ import {
   requireScopes,
   scopesForMethod,
   toApprovalPrincipal,
+  toFirstAccessPrincipal,
   TokenPrincipal
 } from "../../src/Mcp/Principal.ts"
 import { Forbidden } from "../../src/Schema/McpErrors.ts"
@@ -129,4 +130,14 @@ describe("Principal", () => {
       const principal = yield* CurrentPrincipal
       assert.strictEqual(principal.id, "t-readOnly")
     }).pipe(Effect.provideService(CurrentPrincipal, token("readOnly"))))
+})
+
+describe("toFirstAccessPrincipal", () => {
+  it("a stored token's explicit allowlist is its granted connections; no allowlist, the bridge token and anonymous grant nothing", () => {
+    assert.deepStrictEqual(toFirstAccessPrincipal(token("readOnly", ["c1", "c2"])).granted, ["c1", "c2"])
+    assert.isUndefined(toFirstAccessPrincipal(token("readOnly")).granted)
+    const bridge = new TokenPrincipal({ ...token("readWrite", ["c1"]), source: "bridge" })
+    assert.isUndefined(toFirstAccessPrincipal(bridge).granted)
+    assert.isUndefined(toFirstAccessPrincipal(anonymous).granted)
+  })
 })
