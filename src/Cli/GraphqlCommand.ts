@@ -38,7 +38,7 @@ export const graphqlCommand = Command.make(
         for (const table of result.tables) {
           if (result.tables.length > 1) yield* Console.log(`${table.collection}:`)
           yield* Console.log(formatTable(table.columns, table.rows))
-          yield* Console.log(`(${table.rows.length} rows)`)
+          yield* Console.log(`(${table.rows.length} ${table.rows.length === 1 ? "row" : "rows"})`)
         }
       } else {
         yield* Console.log(result.json)

@@ -172,6 +172,17 @@ describe("count_rows", () => {
       await h.call("count_rows", { connection_id: h.ids.local, table: "Article", filters: [{ column: "body", operator: "is NULL" }] })
     )
     expect(nulls.structured.count).toBe(20)
+    expect(all.text).toBe("Article: 200 rows")
+  })
+
+  it("one row is \"1 row\"", async () => {
+    const one = success(
+      h,
+      "count_rows",
+      await h.call("count_rows", { connection_id: h.ids.local, table: "Article", filters: [{ column: "uuid", operator: "=", value: sampleId(2, 0) }] })
+    )
+    expect(one.structured.count).toBe(1)
+    expect(one.text).toBe("Article: 1 row matching the filters")
   })
 })
 

@@ -17,6 +17,7 @@ import { Forbidden } from "../../Schema/McpErrors.ts"
 import * as Principal from "../Principal.ts"
 import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Filters, Table, Tenant, toDriverFilters } from "./Parameters.ts"
+import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
 import * as ToolError from "./ToolError.ts"
 
@@ -127,7 +128,7 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
         }
         return ToolDefinition.ok(
           { operation: input.operation, table: collection.name, deleted, approvedBy },
-          `Deleted ${deleted} rows from ${collection.name}${input.operation === "delete_where" ? " matching the filters" : ""}.`
+          `Deleted ${TextTable.count(deleted, "row")} from ${collection.name}${input.operation === "delete_where" ? " matching the filters" : ""}.`
         )
       })
   })

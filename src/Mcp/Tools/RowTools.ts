@@ -99,7 +99,7 @@ export const countRows = (env: ToolEnv) =>
           tenant: input.tenant
         })
         const filtered = (input.filters ?? []).length > 0 ? " matching the filters" : ""
-        return ToolDefinition.ok({ table: input.table, count }, `${input.table}: ${count} rows${filtered}`)
+        return ToolDefinition.ok({ table: input.table, count }, `${input.table}: ${TextTable.count(count, "row")}${filtered}`)
       })
   })
 

@@ -8,6 +8,13 @@
 
 const MAX_CELL = 60
 
+/**
+ * A count with its noun: "1 row", "2 rows", "0 rows".
+ *
+ * @category rendering
+ */
+export const count = (n: number, noun: string): string => `${n} ${n === 1 ? noun : `${noun}s`}`
+
 const vectorText = (vector: ReadonlyArray<unknown>) =>
   vector.length <= 3 ? JSON.stringify(vector) : `[${vector.slice(0, 3).map(String).join(", ")}, … ${vector.length} dims]`
 

@@ -15,6 +15,7 @@ import type { RequestError } from "../../Driver/DriverError.ts"
 import * as RowEdits from "../../Driver/RowEdits.ts"
 import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Table, Tenant, Uuid } from "./Parameters.ts"
+import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
 
 /** Most rows one call may write. @category constants */
@@ -76,9 +77,6 @@ const perRow = <A>(
     return results
   })
 
-/** "1 row", "2 rows". @category formatting */
-export const rowCount = (n: number): string => `${n} ${n === 1 ? "row" : "rows"}`
-
 const summary = (table: string, verb: string, results: ReadonlyArray<RowResult>, approvedBy: string | undefined) => {
   const count = (...statuses: ReadonlyArray<RowResult["status"]>) => results.filter((r) => statuses.includes(r.status)).length
   const applied = count("inserted", "updated", "deleted")
@@ -87,7 +85,7 @@ const summary = (table: string, verb: string, results: ReadonlyArray<RowResult>,
   const structured = { table, applied, failed, skipped, results, ...(approvedBy !== undefined ? { approvedBy } : {}) }
   const problems = results.filter((r) => r.status !== "inserted" && r.status !== "updated" && r.status !== "deleted")
   const text = [
-    `${table}: ${rowCount(applied)} ${verb}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`,
+    `${table}: ${TextTable.count(applied, "row")} ${verb}${failed > 0 ? `, ${failed} failed` : ""}${skipped > 0 ? `, ${skipped} skipped` : ""}`,
     // One line per problem, uncut: the database's reason is what the model acts on.
     ...problems.map((r) => `row ${r.row}: ${r.status}${r.uuid !== undefined ? ` (${r.uuid})` : ""}: ${r.error ?? ""}`)
   ].join("\n")
