@@ -56,7 +56,8 @@ const jsonError = (json: boolean, code: string, message: string, exitCode: numbe
   json ? Console.log(JSON.stringify({ error: { code, message: Redaction.global.redact(message), exitCode } })) : Effect.void
 
 /**
- * Help and `--version` as a reader gets them: no trailing blank lines, and without a terminal no
+ * Help (asked for, or shown for a command group without its subcommand) and `--version` as a reader
+ * gets them: no trailing blank lines, and without a terminal no
  * escape codes and no line wider than 80 columns. Errors of @effect/cli lose their escape codes when
  * stderr is not a terminal.
  */
@@ -64,7 +65,9 @@ const helpConsole = (base: Console.Console, helpWanted: boolean): Console.Consol
   ...base,
   log: (...items) =>
     base.log(...items.map((item) =>
-      typeof item === "string" && helpWanted ? (process.stdout.isTTY === true ? item.trimEnd() : PlainText.help(item)) : item
+      typeof item === "string" && (helpWanted || PlainText.isHelp(item))
+        ? (process.stdout.isTTY === true ? item.trimEnd() : PlainText.help(item))
+        : item
     )),
   error: (...items) =>
     base.error(...items.map((item) => (typeof item === "string" && process.stderr.isTTY !== true ? PlainText.stripAnsi(item) : item)))

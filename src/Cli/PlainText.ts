@@ -36,6 +36,14 @@ const wrapLine = (line: string, width: number): Array<string> => {
 }
 
 /**
+ * Whether a text is a help page of @effect/cli (printed for `--help`, and for a command group given
+ * without its subcommand): it opens with the program's name, its version and `USAGE`.
+ *
+ * @category predicates
+ */
+export const isHelp = (text: string): boolean => /^\S+\n\n\S+ \S+\n\nUSAGE\n/.test(stripAnsi(text))
+
+/**
  * Help as plain text: no escape codes, no padding runs (a command's description goes on its own
  * line under the synopsis), every line within `width` columns (a single word longer than that is
  * left whole), no trailing blank lines.

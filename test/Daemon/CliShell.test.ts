@@ -81,11 +81,12 @@ describe("--json failures print a JSON error object on stdout", () => {
 })
 
 describe("--help and --version", () => {
-  it.each([[["--help"]], [["serve", "--help"]], [["tokens", "create", "--help"]], [["browse", "--help"]], [["connections", "add", "--help"]]])(
-    "%j without a terminal: no ANSI codes, every line within 80 columns",
+  it.each([[["--help"]], [["serve", "--help"]], [["tokens", "create", "--help"]], [["browse", "--help"]], [["connections", "add", "--help"]], [[]], [["tokens"]]])(
+    "%j without a terminal: help with no ANSI codes, every line within 80 columns",
     async (args) => {
       const r = await Cli.run(args)
       expect(r.code).toBe(0)
+      expect(r.stdout).toContain("USAGE")
       expect(r.stdout).not.toContain(ESC)
       const widest = Math.max(...r.stdout.split("\n").map((l) => l.length))
       expect(widest).toBeLessThanOrEqual(80)
