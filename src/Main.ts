@@ -57,9 +57,8 @@ const jsonError = (json: boolean, code: string, message: string, exitCode: numbe
 
 /**
  * Help (asked for, or shown for a command group without its subcommand) and `--version` as a reader
- * gets them: no trailing blank lines, and without a terminal no
- * escape codes and no line wider than 80 columns. Errors of @effect/cli lose their escape codes when
- * stderr is not a terminal.
+ * gets them: no trailing blank lines, and without a terminal no escape codes and no line wider than
+ * 80 columns. Errors of @effect/cli lose their escape codes when stderr is not a terminal.
  */
 const helpConsole = (base: Console.Console, helpWanted: boolean): Console.Console => ({
   ...base,
