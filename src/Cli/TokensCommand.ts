@@ -82,9 +82,7 @@ const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<
 // ===== Commands =====
 
 const storeLayer = (home: Option.Option<string>) =>
-  Layer.mergeAll(TokenStore.layerOneShot, ConnectionStore.layer, CommonOptions.homeLayer(home)).pipe(
-    Layer.provide(CommonOptions.homeLayer(home))
-  )
+  Layer.merge(TokenStore.layerOneShot, ConnectionStore.layer).pipe(Layer.provideMerge(CommonOptions.homeLayer(home)))
 
 /** The ids of the named connections; names that match no saved connection are returned apart. */
 const resolveConnections = (names: ReadonlyArray<string>) =>
