@@ -172,6 +172,32 @@ describe("tool errors reach the official clients as tool errors", () => {
 })
 
 describe("every tool survives the official clients' checks", () => {
+  const reads = [
+    ["list_tables", { connection_id: "local" }],
+    ["browse_table", { connection_id: "local", table: "Author", limit: 2 }],
+    ["vector_search", { connection_id: "local", table: "Article", mode: "hybrid", query: "history", alpha: 0.5, limit: 2 }]
+  ] as const
+
+  it.each(reads)("%s succeeds through the SDK v1 client, which checks structuredContent against outputSchema", async (name, args) => {
+    const client = await v1Client(tokens.readOnly)
+    try {
+      const result = await client.callTool({ name, arguments: args })
+      expect(result.isError, JSON.stringify(result.content)).not.toBe(true)
+      expect(result.structuredContent).toBeDefined()
+    } finally {
+      await client.close()
+    }
+  })
+
+  it("vector_search with alpha succeeds through the Inspector CLI", async () => {
+    const [, args] = reads[2]
+    const run = await inspector(tokens.readOnly, ["--method", "tools/call", "--tool-name", "vector_search", ...toolArgs(args)])
+    expect(run.code, run.stderr).toBe(0)
+    const result = firstJson(run.stdout)
+    expect(result.isError, JSON.stringify(result)).not.toBe(true)
+    expect(result.structuredContent.mode).toBe("hybrid")
+  })
+
   it.each(LEVELS)("a %s token: the v2 client's listTools() names the same tools as a raw tools/list", async (level) => {
     const raw = await Effect.runPromise(send(endpoint, {
       body: modern("tools/list"),
