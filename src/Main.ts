@@ -14,6 +14,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as HashMap from "effect/HashMap"
 import * as Redaction from "./Daemon/Redaction.ts"
 import { VERSION } from "./Daemon/Version.ts"
 import { serveCommand } from "./Cli/ServeCommand.ts"
@@ -73,6 +74,16 @@ const helpConsole = (base: Console.Console, helpWanted: boolean): Console.Consol
 })
 
 /**
+ * The first argument when it names no command: @effect/cli would print the root help for
+ * `frobnicate --help` and exit 0, telling a script that a mistyped command worked.
+ */
+const unknownCommand = (args: ReadonlyArray<string>): string | undefined => {
+  const first = args[0]
+  if (first === undefined || first.startsWith("-")) return undefined
+  return HashMap.has(Command.getSubcommands(root), first) ? undefined : first
+}
+
+/**
  * Maps the outcome to an exit code: @effect/cli has already printed its one-line usage errors;
  * every other failure is printed here as one redacted line (and, with `--json`, as a JSON object on
  * stdout).
@@ -82,6 +93,12 @@ const helpConsole = (base: Console.Console, helpWanted: boolean): Console.Consol
 export const main = (argv: ReadonlyArray<string>) => {
   const args = argv.slice(2)
   const json = args.includes("--json")
+  const unknown = unknownCommand(args)
+  if (unknown !== undefined) {
+    const line = `unknown command: ${unknown} (see weaviate-mcp --help)`
+    process.stderr.write(`${line}\n`)
+    return Effect.as(jsonError(json, "usage_error", line, 2), 2).pipe(Effect.provide(NodeContext.layer))
+  }
   const helpWanted = args.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")
   return Effect.consoleWith((base) => run(argv).pipe(Effect.withConsole(helpConsole(base, helpWanted)))).pipe(
     Effect.as(0),

@@ -107,11 +107,20 @@ describe("--help and --version", () => {
     expect(r.stdout).toBe(`${VERSION}\n`)
   })
 
-  it("--help of an unknown subcommand prints the root help with exit 0", async () => {
+  it("--help of an unknown subcommand is a usage error: one line naming it, exit 2 (not the root help with exit 0)", async () => {
     const r = await Cli.run(["frobnicate", "--help"])
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim()).toBe("unknown command: frobnicate (see weaviate-mcp --help)")
+    expect(r.stdout).not.toContain("COMMANDS")
+    const json = await Cli.run(["frobnicate", "--json"])
+    expect(json.code).toBe(2)
+    expect(JSON.parse(json.stdout)).toMatchObject({ error: { code: "usage_error", exitCode: 2 } })
+  })
+
+  it("--help of a known subcommand still prints its help with exit 0", async () => {
+    const r = await Cli.run(["serve", "--help"])
     expect(r.code).toBe(0)
-    expect(r.stdout).toContain("COMMANDS")
-    expect(r.stdout).toContain("serve")
+    expect(r.stdout).toContain("--port")
   })
 })
 
