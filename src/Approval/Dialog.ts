@@ -25,7 +25,7 @@ import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as NodeReadline from "node:readline"
-import { COLUMNS, dialogParts, dialogText, oneLine, WINDOW } from "./DialogText.js"
+import { COLUMNS, contextLines, dialogParts, dialogText, oneLine, WINDOW, wrapProse } from "./DialogText.js"
 
 // ===== Models =====
 
@@ -288,10 +288,7 @@ export const nativeCommand = (tool: NativeTool, request: DialogRequest): SpawnSp
         stdin: dialogText(request)
       }
     case "kdialog": {
-      const parts = dialogParts(request)
-      const html = `<p><b>${escapeHtml(parts.headline)}</b></p>` +
-        parts.context.map((line) => `<p>${escapeHtml(line)}</p>`).join("") +
-        `<p>${escapeHtml(parts.label)}</p><pre>${escapeHtml(parts.statement.text)}</pre>`
+      const html = `<pre>${escapeHtml(dialogText(request))}</pre>`
       return {
         command: "kdialog",
         args: [
@@ -321,7 +318,7 @@ export const nativeCommand = (tool: NativeTool, request: DialogRequest): SpawnSp
           OSASCRIPT,
           title,
           parts.headline,
-          [...parts.context, "", parts.label].join("\n"),
+          [...contextLines(parts), "", ...wrapProse(parts.label)].join("\n"),
           parts.statement.text
         ]
       }

@@ -232,27 +232,29 @@ const wrapLine = (line: string, columns: number): ReadonlyArray<string> => {
 const width = (text: string) => Array.from(text).length
 
 /**
- * Prose (the server's sentences) wrapped at spaces within `columns`; a word longer than the width is
- * cut.
+ * Prose wrapped at spaces within `columns`; a word longer than the width is cut. Continuation lines
+ * start with `hang` (the client's line is indented under its label, so no part of the client's words
+ * starts a line as if the server said it).
  *
  * @category rendering
  */
-export const wrapProse = (text: string, columns: number = COLUMNS): ReadonlyArray<string> =>
+export const wrapProse = (text: string, columns: number = COLUMNS, hang: string = ""): ReadonlyArray<string> =>
   text.split("\n").flatMap((paragraph) => {
     const lines: Array<string> = []
     let current = ""
     for (const word of paragraph.split(/ +/)) {
       for (let rest = word; rest.length > 0;) {
-        const room = current === "" ? columns : columns - width(current) - 1
+        const room = current === "" || current === hang ? columns - width(current) : columns - width(current) - 1
         if (width(rest) <= room) {
-          current = current === "" ? rest : `${current} ${rest}`
+          current = current === "" || current === hang ? current + rest : `${current} ${rest}`
           rest = ""
-        } else if (current !== "") {
+        } else if (current !== "" && current !== hang) {
           lines.push(current)
-          current = ""
+          current = hang
         } else {
-          const chars = Array.from(rest)
+          const chars = Array.from(current + rest)
           lines.push(chars.slice(0, columns).join(""))
+          current = hang
           rest = chars.slice(columns).join("")
         }
       }
@@ -299,6 +301,14 @@ export const dialogParts = (request: DialogRequest, columns: number = COLUMNS): 
 }
 
 /**
+ * The context lines wrapped within `columns`, the client's line with a hanging indent.
+ *
+ * @category rendering
+ */
+export const contextLines = (parts: DialogParts, columns: number = COLUMNS): ReadonlyArray<string> =>
+  parts.context.flatMap((line, index) => wrapProse(line, columns, index === 0 ? "    " : ""))
+
+/**
  * The whole text of a dialog, every line within `columns`: the server's headline, the client's
  * labelled line, the server's further sentences, then the statement between two rules.
  *
@@ -310,7 +320,7 @@ export const dialogText = (request: DialogRequest, columns: number = COLUMNS): s
   return [
     ...wrapProse(parts.headline, columns),
     "",
-    ...parts.context.flatMap((line) => wrapProse(line, columns)),
+    ...contextLines(parts, columns),
     "",
     ...wrapProse(parts.label, columns),
     rule,

@@ -213,7 +213,7 @@ describe("ApprovalFlow.approve", () => {
       assert.deepStrictEqual((yield* askThenAnswer(baseInput, accept)).outcome, Outcome.Execute({ approvedBy: "formAndDialog" }))
       assert.strictEqual(toolErrorCode((yield* askThenAnswer(baseInput, accept)).outcome), "denied")
       assert.strictEqual(dialog.asked.length, 2)
-      assert.strictEqual(dialog.asked[0]!.title, "weaviate-mcp: confirm the approved write")
+      assert.strictEqual(dialog.asked[0]!.title, "weaviate-mcp: confirm a write")
     }).pipe(Effect.provide(flowLayer(dialog.layer)))
   })
 
@@ -363,7 +363,7 @@ describe("ApprovalFlow.approve", () => {
       assert.strictEqual((yield* askThenAnswer(input, accept)).outcome._tag, "Execute")
       assert.strictEqual(toolErrorCode((yield* askThenAnswer(input, accept)).outcome), "denied")
       assert.strictEqual(dialog.asked.length, 2)
-      assert.strictEqual(dialog.asked[0]!.title, "weaviate-mcp: destructive operation")
+      assert.strictEqual(dialog.asked[0]!.title, "weaviate-mcp: approve a destructive operation")
     }).pipe(Effect.provide(flowLayer(dialog.layer)))
   })
 
