@@ -285,9 +285,9 @@ export const dialogParts = (request: DialogRequest, columns: number = COLUMNS): 
     clientLine(request.clientName),
     ...(request.detail === undefined ? [] : [request.detail]),
     ...(statement.cut === undefined ? [] : [
-      `The statement is long: its first ${statement.cut.shown.toLocaleString("en-US")} of ${
+      `Only the first ${statement.cut.shown.toLocaleString("en-US")} of ${
         statement.cut.total.toLocaleString("en-US")
-      } characters are shown, and the end is marked "${statement.cut.marker}".`
+      } characters are shown below; the end is marked "${statement.cut.marker}".`
     ])
   ]
   const notes = [

@@ -95,7 +95,7 @@ describe("DialogText: the statement laid out for reading", () => {
     assert.isTrue(shown.text.startsWith("POST /v1/objects\n{\n  \"class\": \"Article\",\n"))
     // The cut is announced above the statement, before any scrolling.
     const text = dialogText({ ...sampleRequest, statement })
-    assert.isBelow(text.indexOf("The statement is long"), text.indexOf("POST /v1/objects"))
+    assert.isBelow(text.indexOf("Only the first 1,9"), text.indexOf("POST /v1/objects"))
   })
 
   it("the dialog text keeps every line within the width, headline first", () => {
