@@ -249,6 +249,9 @@ const onPath = (name: string, env: Readonly<Record<string, string | undefined>>)
 const escapeHtml = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
 
+/** kdialog sizes its scrolling area itself (about 680 px wide at 1024×700); its lines are narrower. @category constants */
+export const KDIALOG_COLUMNS = 70
+
 /** The box zenity's Approve waits for: a stray Return can never approve. @category constants */
 export const ZENITY_CHECKBOX = "I have read this and want to approve it"
 
@@ -288,7 +291,7 @@ export const nativeCommand = (tool: NativeTool, request: DialogRequest): SpawnSp
         stdin: dialogText(request)
       }
     case "kdialog": {
-      const html = `<pre>${escapeHtml(dialogText(request))}</pre>`
+      const html = `<pre>${escapeHtml(dialogText(request, KDIALOG_COLUMNS))}</pre>`
       return {
         command: "kdialog",
         args: [

@@ -11,11 +11,12 @@ import {
   Dialog,
   DialogConfigError,
   type DialogRequest,
+  KDIALOG_COLUMNS,
   type Environment,
   nativeCommand,
   pickAuto
 } from "../../src/Approval/Dialog.js"
-import { COLUMNS, readableStatement } from "../../src/Approval/DialogText.js"
+import { COLUMNS, dialogText, readableStatement } from "../../src/Approval/DialogText.js"
 import { isAlive, pollUntil, readIfExists, sampleRequest, tempDir } from "./support.js"
 
 const environment = (overrides: Partial<Environment> & { readonly commands?: ReadonlyArray<string> }): Environment => ({
@@ -140,12 +141,7 @@ describe("Dialog terminal", () => {
       assert.isFalse(yield* Fiber.join(answer))
       const lines = io.written().split("\n")
       assert.isTrue(lines.every((line) => Array.from(line).length <= 59), "within the width less one column")
-      // Wrapped, the client's words continue indented under their label; none starts a line.
-      const label = lines.findIndex((line) => line.startsWith("The client calls itself: Claude Desktop"))
-      assert.isAbove(label, -1)
-      const spoofed = lines.flatMap((line, i) => (/READ|one row|Safe to|approve\.|really/.test(line) ? [i] : []))
-      assert.isAbove(spoofed.length, 0)
-      for (const i of spoofed) assert.isTrue(i === label || (i > label && lines.slice(label + 1, i + 1).every((l) => l.startsWith("    "))), lines[i])
+      expectClientWordsLabelled(lines, "terminal")
       assert.include(io.written(), "[truncated: ")
     }))
 
@@ -242,9 +238,7 @@ describe("Dialog native", () => {
       const text = tool === "zenity" ? spec.stdin! : tool === "powershell" ? spec.env!["WEAVIATE_MCP_DIALOG_TEXT"]! : tool === "osascript" ? spec.args.slice(5).join("\n") : spec.args.at(-1)!
       const lines = (tool === "kdialog" ? unescapeKdialog(text) : text).split("\n")
       assert.isTrue(lines.every((line) => Array.from(line).length <= COLUMNS + 10), tool)
-      const spoofed = lines.filter((line) => line.includes("Safe to approve"))
-      assert.strictEqual(spoofed.length, 1, tool)
-      assert.match(spoofed[0]!, /^The client calls itself: Claude Desktop/, tool)
+      expectClientWordsLabelled(lines, tool)
       assert.include(text, "[truncated: ", tool)
     }
     // The window title is the server's: the client's name is never in it.
@@ -263,12 +257,13 @@ describe("Dialog native", () => {
   })
 
   it("kdialog gets escaped rich text: markup and backslash escapes in the statement show as written", () => {
-    const request = { ...sampleRequest, statement: "POST /v1/objects\n{\"a\":\"<b>x</b> \\\\n & \\\\\\\\\"}" }
+    const request = { ...sampleRequest, statement: "{ Get { Article(where: {valueText: \"a\\nb <b>x</b> & \\\\\"}) { title } } }" }
     const html = nativeCommand("kdialog", request).args.at(-1)!
     assert.include(html, "&lt;b&gt;x&lt;/b&gt;")
-    assert.include(html, "&amp;")
-    // kdialog turns \\n into a line break and \\\\ into \\: every backslash is doubled so it shows as one.
-    assert.notMatch(html.replace(/\\\\/g, ""), /\\/)
+    // What kdialog shows: its escapes read (Utils::parseString: \\n is a line break, \\\\ a backslash), then the HTML.
+    const shown = unescapeHtml(kdialogParseString(html).replace(/<[^>]+>/g, ""))
+    assert.include(shown, "a\\nb <b>x</b> & \\\\")
+    assert.strictEqual(shown, dialogText(request, KDIALOG_COLUMNS))
   })
 
   it("a stray Return never approves: zenity's Approve waits for a ticked box, the others default to Deny", () => {
@@ -289,10 +284,29 @@ describe("Dialog native", () => {
   })
 })
 
+/**
+ * The spoofing client title shows once, on the line labelled "The client calls itself:"; wrapped, it
+ * continues indented under its label, so none of its words starts a line as if the server said it.
+ */
+const expectClientWordsLabelled = (lines: ReadonlyArray<string>, where: string) => {
+  const label = lines.findIndex((line) => line.startsWith("The client calls itself: Claude Desktop"))
+  assert.isAbove(label, -1, where)
+  const spoofed = lines.flatMap((line, i) => (/READ|one row|Safe to|approve\.|really/.test(line) ? [i] : []))
+  assert.isAbove(spoofed.length, 0, where)
+  for (const i of spoofed) {
+    assert.isTrue(i === label || (i > label && lines.slice(label + 1, i + 1).every((l) => l.startsWith("    "))), `${where}: ${lines[i]}`)
+  }
+  assert.strictEqual(lines.filter((line) => line.includes("calls itself")).length, 1, where)
+}
+
+/** kdialog's reading of its text argument (Utils::parseString): `\\\\` is a backslash, `\\n` a line break. */
+const kdialogParseString = (text: string) => text.replace(/\\(\\|n)/g, (_, c: string) => (c === "n" ? "\n" : "\\"))
+
+const unescapeHtml = (html: string) =>
+  html.replace(/&quot;/g, "\"").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
+
 /** What kdialog shows of its rich-text argument. */
-const unescapeKdialog = (html: string) =>
-  html.replace(/<[^>]+>/g, "").replace(/\\\\/g, "\\").replace(/&quot;/g, "\"").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
-    .replace(/&amp;/g, "&")
+const unescapeKdialog = (html: string) => unescapeHtml(kdialogParseString(html).replace(/<[^>]+>/g, ""))
 
 /** kdialog's text: HTML-escaped, backslashes doubled. */
 const escapeForKdialog = (text: string) =>
