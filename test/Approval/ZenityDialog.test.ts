@@ -8,14 +8,16 @@
  * Skipped, with the reason in the test names, only where a program is missing (Debian:
  * `apt-get install -y xvfb openbox zenity xdotool x11-utils imagemagick tesseract-ocr`).
  */
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { currentEnvironment, Dialog } from "../../src/Approval/Dialog.js"
-import { ZENITY_CHECKBOX } from "../../src/Approval/Dialog.js"
+import { currentEnvironment, Dialog, ZENITY_CHECKBOX } from "../../src/Approval/Dialog.js"
 import { type Harness, makeHarness, toolError, writesTo } from "../Tools/support.ts"
+import { sampleRequest } from "./support.js"
 
 const SCREEN = { width: 1024, height: 700 }
 const programs = ["Xvfb", "openbox", "zenity", "xdotool", "xwininfo", "xprop", "import", "convert", "tesseract"]
@@ -347,4 +349,25 @@ describe.skipIf(!available)(`the zenity approval dialog on a 1024×700 screen wi
       expect(claim.x).toBeGreaterThan(label!.x)
     }
   }, 120_000)
+
+  it("a stray Return never approves: with the box unticked it does nothing, and Escape denies", async () => {
+    const title = "weaviate-mcp: return test"
+    const asking = Effect.runPromise(Dialog.makeNative("zenity", { timeout: "90 seconds" }).confirm({ ...sampleRequest, title }))
+    const seen = await look(session.display, title, NodePath.join(artefacts, "return.png"))
+    await run(session.display, "xdotool", ["windowactivate", "--sync", seen.window])
+    await run(session.display, "xdotool", ["key", "--clearmodifiers", "Return"])
+    await run(session.display, "xdotool", ["key", "--clearmodifiers", "KP_Enter"])
+    // Still asking: xwininfo round-trips to the server after the keys were handled.
+    expect(await isVisible(session.display, seen.window)).toBe(true)
+    await run(session.display, "xdotool", ["key", "--clearmodifiers", "Escape"])
+    expect(await asking).toBe(false)
+  }, 60_000)
+
+  it("interrupting the question closes the dialog window", async () => {
+    const title = "weaviate-mcp: interrupt test"
+    const fiber = Effect.runFork(Dialog.makeNative("zenity").confirm({ ...sampleRequest, title }))
+    const window = await waitForWindow(session.display, title)
+    await Effect.runPromise(Fiber.interrupt(fiber))
+    expect(await isVisible(session.display, window), "the dialog window is gone once the interruption completes").toBe(false)
+  }, 60_000)
 })
