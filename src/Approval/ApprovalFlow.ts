@@ -289,7 +289,7 @@ const dialogRequest = (input: ApprovalInput, second: boolean): DialogRequest => 
   return second
     ? {
       ...base,
-      title: "weaviate-mcp: confirm a write",
+      title: "weaviate-mcp: confirm the approved write",
       message: `Confirm a write to ${where}?`,
       detail: "You approved this write in that client; Safe Mode asks you to confirm it here."
     }
