@@ -5,8 +5,10 @@
  *
  * Implementations:
  * - `native`: `osascript` (macOS), `zenity` or `kdialog` (Linux with `DISPLAY`/`WAYLAND_DISPLAY`),
- *   PowerShell (Windows). The statement goes into argv or the environment, never into a shell string.
- * - `terminal`: a y/N prompt in the terminal running `serve`; concurrent prompts wait their turn.
+ *   PowerShell (Windows): a fixed-size window that fits a 1024×700 screen, showing `DialogText`. The
+ *   text goes into argv, stdin or the environment, never into a shell string.
+ * - `terminal`: a y/N prompt in the terminal running `serve`, showing the same text within the
+ *   terminal's width; concurrent prompts wait their turn.
  * - `deny`: no dialog exists; every question is refused (the flows report `user_cancelled`).
  * - `exec`: the user's `--approval-command`, run through the shell, with the request as JSON on
  *   stdin; exit code 0 approves, anything else denies.
@@ -261,7 +263,8 @@ export const ZENITY_CHECKBOX = "I have read this and want to approve it"
  * the text from argv, stdin or the environment, never through a shell. A stray Return never approves.
  *
  * - zenity: `--text-info` (the text on stdin); Approve is enabled only once the box is ticked.
- * - kdialog: a warning box whose long text scrolls; its default button is its "yes" button, so "yes" is
+ * - kdialog: a warning box whose long text scrolls (kdialog sizes it, within the screen; `--geometry`
+ *   places it on X11); its default button is its "yes" button, so "yes" is
  *   Deny and "no" is Approve, and an approval counts only when kdialog printed the id of the window it
  *   showed (`--print-winid`), so an error exit can never pass for Approve. kdialog reads `\n` and `\\`
  *   escapes in its text, so backslashes are doubled.
