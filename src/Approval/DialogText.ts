@@ -204,11 +204,10 @@ const layoutJson = (text: string, complete: boolean): ReadonlyArray<string> | un
   return lines
 }
 
-// A character a reader would not see (or that would reorder what they see) shown by its code point.
-const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu
+/** A character a reader would not see, or that would reorder what they see, shown by its code point. */
 const visible = (line: string) =>
   line.replace(/\t/g, "    ").replace(
-    HIDDEN,
+    INVISIBLE,
     (c) => `⟨U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟩`
   )
 
