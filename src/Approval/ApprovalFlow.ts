@@ -32,6 +32,7 @@ import { Forbidden, InvalidParams } from "../Schema/McpErrors.js"
 import type { AccessLevel, SafeMode } from "../Schema/Policy.js"
 import * as ApprovalPayload from "./ApprovalPayload.js"
 import { Dialog, type DialogKind, type DialogRequest } from "./Dialog.js"
+import { quoted } from "./DialogText.js"
 import { type Binding, type Refusal, RequestState, RequestStateError } from "./RequestState.js"
 
 // ===== Models =====
@@ -267,22 +268,43 @@ export class ApprovalFlow extends Context.Tag("weaviate-mcp/Approval/ApprovalFlo
 
 const formMessage = (input: ApprovalInput) =>
   input.destructive
-    ? `${input.client.name} asks to run a destructive operation on "${input.connection.name}". It will also be confirmed on your machine.`
-    : `${input.client.name} asks to write to "${input.connection.name}". Approve the statement below?`
+    ? `Approve a destructive operation on the connection ${quoted(input.connection.name)}? It will also be confirmed on your machine.`
+    : `Approve a write to the connection ${quoted(input.connection.name)}? The statement is below.`
 
-const dialogRequest = (input: ApprovalInput, second: boolean): DialogRequest => ({
-  title: input.destructive
-    ? "weaviate-mcp: destructive operation"
-    : second
-    ? "weaviate-mcp: confirm the approved write"
-    : "weaviate-mcp: approve a write",
-  message: input.destructive
-    ? `${input.client.name} asks to run a destructive operation on "${input.connection.name}".`
-    : second
-    ? `${input.client.name} approved this write; Safe Mode asks you to confirm it on "${input.connection.name}".`
-    : `${input.client.name} asks to write to "${input.connection.name}".`,
-  statement: input.statement,
-  principalName: input.principal.name,
-  connectionName: input.connection.name,
-  clientName: input.client.name
-})
+/** Who asks, in the server's words: a token by its name, or the anonymous caller of `serve --auth off`. */
+const principalPhrase = (principal: Principal) =>
+  principal.anonymous ? "anonymous local access (serve --auth off)" : `the token ${quoted(principal.name)}`
+
+/**
+ * The dialog's words are the server's: the title names the action, the first line the action, the
+ * connection and the token. The client's name is not part of them (the dialog shows it on its own
+ * labelled line); a second dialog says that the user approved in that client, as far as the server can
+ * know it: an accepted form is the client's report of the user's answer.
+ */
+const dialogRequest = (input: ApprovalInput, second: boolean): DialogRequest => {
+  const where = `the connection ${quoted(input.connection.name)} for ${principalPhrase(input.principal)}`
+  const base = {
+    statement: input.statement,
+    principalName: input.principal.name,
+    connectionName: input.connection.name,
+    clientName: input.client.name
+  }
+  if (input.destructive) {
+    return {
+      ...base,
+      title: "weaviate-mcp: approve a destructive operation",
+      message: `Approve a destructive operation on ${where}?`,
+      detail: second
+        ? "You approved this operation in that client; destructive operations are also confirmed here, every time. It cannot be undone."
+        : "It cannot be undone."
+    }
+  }
+  return second
+    ? {
+      ...base,
+      title: "weaviate-mcp: confirm the approved write",
+      message: `Confirm a write to ${where}?`,
+      detail: "You approved this write in that client; Safe Mode asks you to confirm it here."
+    }
+    : { ...base, title: "weaviate-mcp: approve a write", message: `Approve a write to ${where}?` }
+}

@@ -46,22 +46,51 @@ export type Answer = "approved" | "denied" | "missing"
 // ===== Constructors =====
 
 const formatCount = (n: number) => n.toLocaleString("en-US")
-const marker = (more: number) => `\n… [truncated: ${formatCount(more)} more characters]`
+
+/**
+ * The line that ends a cut statement: `… [truncated: N more characters]`.
+ *
+ * @category constructors
+ */
+export const truncationMarker = (omitted: number): string => `… [truncated: ${formatCount(omitted)} more characters]`
+
+const marker = (more: number) => `\n${truncationMarker(more)}`
+
+/** @category models */
+export interface CutStatement {
+  /** The beginning that is shown (the whole statement when nothing is cut). */
+  readonly kept: string
+  /** Characters (code points) left out; 0 when the statement fits. */
+  readonly omitted: number
+  /** Characters (code points) in the whole statement. */
+  readonly total: number
+}
+
+/**
+ * Where `describeStatement` cuts: the kept beginning and the marker together stay within `limit`
+ * characters. Characters are Unicode code points, so a cut never splits a surrogate pair.
+ *
+ * @category constructors
+ */
+export const cutStatement = (statement: string, limit: number = MAX_DESCRIPTION_LENGTH): CutStatement => {
+  const chars = Array.from(statement)
+  if (chars.length <= limit) return { kept: statement, omitted: 0, total: chars.length }
+  // The marker's length depends on the count it prints; two passes settle it (digits only shrink).
+  let kept = limit - marker(chars.length - limit).length
+  kept = Math.max(0, limit - marker(chars.length - kept).length)
+  return { kept: chars.slice(0, kept).join(""), omitted: chars.length - kept, total: chars.length }
+}
 
 /**
  * The statement as shown to the user: verbatim (line breaks included) when it fits in 2,000
  * characters, otherwise its beginning followed by a marker naming how much was cut, the whole staying
- * within 2,000 characters. Characters are Unicode code points, so a cut never splits a surrogate pair.
+ * within 2,000 characters.
  *
  * @category constructors
  */
 export const describeStatement = (statement: string, limit: number = MAX_DESCRIPTION_LENGTH): string => {
-  const chars = Array.from(statement)
-  if (chars.length <= limit) return statement
-  // The marker's length depends on the count it prints; two passes settle it (digits only shrink).
-  let kept = limit - marker(chars.length - limit).length
-  kept = limit - marker(chars.length - kept).length
-  return chars.slice(0, Math.max(0, kept)).join("") + marker(chars.length - kept)
+  const cut = cutStatement(statement, limit)
+  return cut.omitted === 0 ? statement : cut.kept + marker(cut.omitted)
 }
 
 /**

@@ -5,8 +5,10 @@
  *
  * Implementations:
  * - `native`: `osascript` (macOS), `zenity` or `kdialog` (Linux with `DISPLAY`/`WAYLAND_DISPLAY`),
- *   PowerShell (Windows). The statement goes into argv or the environment, never into a shell string.
- * - `terminal`: a y/N prompt in the terminal running `serve`; concurrent prompts wait their turn.
+ *   PowerShell (Windows): a fixed-size window that fits a 1024×700 screen, showing `DialogText`. The
+ *   text goes into argv, stdin or the environment, never into a shell string.
+ * - `terminal`: a y/N prompt in the terminal running `serve`, showing the same text within the
+ *   terminal's width; concurrent prompts wait their turn.
  * - `deny`: no dialog exists; every question is refused (the flows report `user_cancelled`).
  * - `exec`: the user's `--approval-command`, run through the shell, with the request as JSON on
  *   stdin; exit code 0 approves, anything else denies.
@@ -25,7 +27,7 @@ import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as NodeReadline from "node:readline"
-import { describeStatement } from "./ApprovalPayload.js"
+import { COLUMNS, contextLines, dialogParts, dialogText, oneLine, WINDOW, wrapProse } from "./DialogText.js"
 
 // ===== Models =====
 
@@ -35,12 +37,19 @@ import { describeStatement } from "./ApprovalPayload.js"
  * @category models
  */
 export interface DialogRequest {
+  /** The window title: the server's words, naming the action. */
   readonly title: string
+  /** The first line: the server's words, naming the action, the connection and the token. */
   readonly message: string
-  /** The exact operation, verbatim (native dialogs show at most 2,000 characters, with a marker). */
+  /** The server's further sentences, shown after the client's labelled line. */
+  readonly detail?: string
+  /** The exact operation, verbatim (dialogs show at most 2,000 characters, with a marker). */
   readonly statement: string
+  /** What the statement is, shown above it; "The operation, exactly as it will be sent" by default. */
+  readonly statementLabel?: string
   readonly principalName: string
   readonly connectionName: string
+  /** What the client calls itself (`clientInfo`); dialogs show it labelled, cleaned and capped. */
   readonly clientName: string
 }
 
@@ -239,98 +248,166 @@ const onPath = (name: string, env: Readonly<Record<string, string | undefined>>)
 
 // ===== Native dialogs =====
 
-/** The text a native dialog shows. @category rendering */
-export const dialogText = (request: DialogRequest): string =>
-  [
-    request.message,
-    "",
-    describeStatement(request.statement),
-    "",
-    `Principal: ${request.principalName}`,
-    `Connection: ${request.connectionName}`,
-    `Client: ${request.clientName}`
-  ].join("\n")
-
 const escapeHtml = (text: string) =>
   text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;")
 
+/** kdialog sizes its scrolling area itself (about 680 px wide at 1024×700); its lines are narrower. @category constants */
+export const KDIALOG_COLUMNS = 70
+
+/** The box zenity's Approve waits for: a stray Return can never approve. @category constants */
+export const ZENITY_CHECKBOX = "I have read this and want to approve it"
+
 /**
- * The program and argv of a native dialog; exit code 0 means "Approve". Approve is never the default
- * button, so a stray Return denies.
+ * The program, argv, input and environment of a native dialog. Every one has a fixed size that fits
+ * a 1024×700 screen (`WINDOW`), shows the statement in a scrolling area in a monospace font, and takes
+ * the text from argv, stdin or the environment, never through a shell. A stray Return never approves.
+ *
+ * - zenity: `--text-info` (the text on stdin); Approve is enabled only once the box is ticked.
+ * - kdialog: a warning box whose long text scrolls (kdialog sizes it, within the screen; `--geometry`
+ *   places it on X11); its default button is its "yes" button, so "yes" is
+ *   Deny and "no" is Approve, and an approval counts only when kdialog printed the id of the window it
+ *   showed (`--print-winid`), so an error exit can never pass for Approve. kdialog reads `\n` and `\\`
+ *   escapes in its text, so backslashes are doubled.
+ * - osascript: an `NSAlert` (JavaScript for Automation) with a fixed-size scrolling text view; Deny is
+ *   the first, default button.
+ * - PowerShell: a fixed-size Windows Forms window with a read-only scrolling text box; Deny answers
+ *   Return and Escape.
  *
  * @category rendering
  */
 export const nativeCommand = (tool: NativeTool, request: DialogRequest): SpawnSpec => {
-  const text = dialogText(request)
+  const title = oneLine(request.title)
   switch (tool) {
     case "zenity":
       return {
         command: "zenity",
         args: [
-          "--question",
-          `--title=${request.title}`,
-          `--text=${text}`,
-          "--no-markup",
-          "--no-wrap",
-          "--ok-label=_Approve",
-          "--cancel-label=_Deny",
-          "--default-cancel"
-        ]
+          "--text-info",
+          `--title=${title}`,
+          `--width=${WINDOW.width}`,
+          `--height=${WINDOW.height}`,
+          "--font=Monospace 10",
+          "--ok-label=Approve",
+          "--cancel-label=Deny",
+          `--checkbox=${ZENITY_CHECKBOX}`
+        ],
+        stdin: dialogText(request)
       }
-    case "kdialog":
-      // kdialog guesses rich text; make it rich text on purpose and escape, so the statement shows verbatim.
+    case "kdialog": {
+      const html = `<pre>${escapeHtml(dialogText(request, KDIALOG_COLUMNS))}</pre>`
       return {
         command: "kdialog",
         args: [
           "--title",
-          request.title,
+          title,
+          "--geometry",
+          `${WINDOW.width}x${WINDOW.height}+40+30`,
+          "--print-winid",
           "--yes-label",
-          "Approve",
-          "--no-label",
           "Deny",
+          "--no-label",
+          "Approve",
           "--warningyesno",
-          `<pre>${escapeHtml(text)}</pre>`
-        ]
+          html.replace(/\\/g, "\\\\")
+        ],
+        approval: "kdialog"
       }
-    case "osascript":
+    }
+    case "osascript": {
+      const parts = dialogParts(request)
       return {
         command: "osascript",
         args: [
+          "-l",
+          "JavaScript",
           "-e",
-          "on run argv",
-          "-e",
-          "display dialog (item 1 of argv) with title (item 2 of argv) buttons {\"Deny\", \"Approve\"} default button \"Deny\" cancel button \"Deny\" with icon caution",
-          "-e",
-          "end run",
-          text,
-          request.title
+          OSASCRIPT,
+          title,
+          parts.headline,
+          [...contextLines(parts), "", ...wrapProse(parts.label)].join("\n"),
+          parts.statement.text
         ]
       }
+    }
     case "powershell":
       return {
         command: "powershell.exe",
-        args: [
-          "-NoProfile",
-          "-NonInteractive",
-          "-Command",
-          "Add-Type -AssemblyName System.Windows.Forms; " +
-          "$r = [System.Windows.Forms.MessageBox]::Show($env:WEAVIATE_MCP_DIALOG_TEXT, $env:WEAVIATE_MCP_DIALOG_TITLE, 'YesNo', 'Warning', 'Button2'); " +
-          "if ($r -eq 'Yes') { exit 0 } else { exit 1 }"
-        ],
-        env: { WEAVIATE_MCP_DIALOG_TEXT: text, WEAVIATE_MCP_DIALOG_TITLE: request.title }
+        args: ["-NoProfile", "-NonInteractive", "-STA", "-Command", POWERSHELL],
+        env: { WEAVIATE_MCP_DIALOG_TEXT: dialogText(request), WEAVIATE_MCP_DIALOG_TITLE: title }
       }
   }
 }
 
-const native = (tool: NativeTool, request: DialogRequest) =>
-  Effect.map(runChild(nativeCommand(tool, request)), (code) => code === 0).pipe(
+/** JavaScript for Automation: argv is title, headline, context, statement. Exit 0 only for Approve. */
+const OSASCRIPT = [
+  "ObjC.import('Cocoa'); ObjC.import('stdlib');",
+  "function run(argv) {",
+  "  var app = $.NSApplication.sharedApplication;",
+  "  var alert = $.NSAlert.alloc.init;",
+  "  alert.alertStyle = $.NSAlertStyleWarning;",
+  "  alert.messageText = argv[1];",
+  "  alert.informativeText = argv[2];",
+  "  alert.addButtonWithTitle('Deny');",
+  "  alert.addButtonWithTitle('Approve');",
+  `  var scroll = $.NSScrollView.alloc.initWithFrame($.NSMakeRect(0, 0, ${WINDOW.width - 120}, ${WINDOW.height - 200}));`,
+  "  scroll.hasVerticalScroller = true;",
+  "  scroll.borderType = $.NSBezelBorder;",
+  "  var view = $.NSTextView.alloc.initWithFrame(scroll.contentView.bounds);",
+  "  view.editable = false;",
+  "  view.verticallyResizable = true;",
+  "  view.autoresizingMask = $.NSViewWidthSizable;",
+  "  view.font = $.NSFont.userFixedPitchFontOfSize(12);",
+  "  view.string = argv[3];",
+  "  scroll.documentView = view;",
+  "  alert.accessoryView = scroll;",
+  "  alert.window.title = argv[0];",
+  "  app.activateIgnoringOtherApps(true);",
+  // NSAlertSecondButtonReturn: the second button added, Approve.
+  "  if (alert.runModal != 1001) $.exit(1);",
+  "  return 'approved';",
+  "}"
+].join("\n")
+
+/** Windows Forms: the title and text come from the environment. Exit 0 only for Approve. */
+const POWERSHELL = [
+  "Add-Type -AssemblyName System.Windows.Forms; Add-Type -AssemblyName System.Drawing;",
+  "[System.Windows.Forms.Application]::EnableVisualStyles();",
+  "$f = New-Object System.Windows.Forms.Form;",
+  "$f.Text = $env:WEAVIATE_MCP_DIALOG_TITLE;",
+  `$f.ClientSize = New-Object System.Drawing.Size(${WINDOW.width - 20}, ${WINDOW.height - 40});`,
+  "$f.FormBorderStyle = 'FixedDialog'; $f.MaximizeBox = $false; $f.MinimizeBox = $false;",
+  "$f.StartPosition = 'CenterScreen'; $f.TopMost = $true;",
+  "$t = New-Object System.Windows.Forms.TextBox;",
+  "$t.Multiline = $true; $t.ReadOnly = $true; $t.ScrollBars = 'Vertical'; $t.WordWrap = $true;",
+  "$t.Font = New-Object System.Drawing.Font('Consolas', 10);",
+  "$t.Text = $env:WEAVIATE_MCP_DIALOG_TEXT -replace \"`r?`n\", \"`r`n\";",
+  `$t.SetBounds(12, 12, ${WINDOW.width - 44}, ${WINDOW.height - 104});`,
+  "$deny = New-Object System.Windows.Forms.Button; $deny.Text = 'Deny';",
+  "$deny.DialogResult = [System.Windows.Forms.DialogResult]::No;",
+  `$deny.SetBounds(${WINDOW.width - 240}, ${WINDOW.height - 82}, 100, 30);`,
+  "$ok = New-Object System.Windows.Forms.Button; $ok.Text = 'Approve';",
+  "$ok.DialogResult = [System.Windows.Forms.DialogResult]::Yes;",
+  `$ok.SetBounds(${WINDOW.width - 132}, ${WINDOW.height - 82}, 100, 30);`,
+  "$f.Controls.AddRange(@($t, $deny, $ok)); $f.AcceptButton = $deny; $f.CancelButton = $deny; $f.ActiveControl = $deny;",
+  "$r = $f.ShowDialog();",
+  "if ($r -eq [System.Windows.Forms.DialogResult]::Yes) { exit 0 } else { exit 1 }"
+].join(" ")
+
+const native = (tool: NativeTool, request: DialogRequest) => {
+  const spec = nativeCommand(tool, request)
+  return Effect.map(runChild(spec), ({ code, stdout }) =>
+    spec.approval === "kdialog"
+      // kdialog's "no" button is Approve (exit 1); it counts only if the dialog was really shown.
+      ? code === 1 && /^winId: \d+/m.test(stdout)
+      : code === 0).pipe(
     Effect.withSpan("Dialog.native", { attributes: { tool } })
   )
+}
 
 const exec = (command: string, request: DialogRequest) =>
   Effect.map(
     runChild({ command, args: [], shell: true, stdin: JSON.stringify(request) }),
-    (code) => code === 0
+    ({ code }) => code === 0
   ).pipe(Effect.withSpan("Dialog.exec"))
 
 /** An unanswered question is a denial; the timed-out question is interrupted (its process killed). */
@@ -348,6 +425,12 @@ const withTimeout = (service: DialogService, options: Options): DialogService =>
 
 // ===== Terminal =====
 
+/** The terminal's width less one (some terminals wrap a line that fills the last column), at most `COLUMNS`. */
+const terminalColumns = (output: NodeJS.WritableStream) => {
+  const width = (output as { readonly columns?: unknown }).columns
+  return typeof width === "number" && width > 0 ? Math.max(40, Math.min(COLUMNS, width - 1)) : COLUMNS
+}
+
 const terminal = (
   io: { readonly input: NodeJS.ReadableStream; readonly output: NodeJS.WritableStream },
   request: DialogRequest
@@ -364,7 +447,8 @@ const terminal = (
     }
     // End of input (Ctrl-D, closed stdin) is a denial.
     rl.once("close", () => finish(false))
-    io.output.write(`\n=== ${request.title} ===\n${dialogText(request)}\n`)
+    const columns = terminalColumns(io.output)
+    io.output.write(`\n=== ${oneLine(request.title)} ===\n${dialogText(request, columns)}\n`)
     rl.question("Approve? [y/N] ", { signal: controller.signal }, (answer) => finish(/^\s*y(es)?\s*$/i.test(answer)))
     return Effect.sync(() => {
       settled = true
@@ -383,9 +467,19 @@ export interface SpawnSpec {
   readonly shell?: boolean
   readonly stdin?: string
   readonly env?: Readonly<Record<string, string>>
+  /** How the answer is read: the exit code (0 approves) unless said otherwise. */
+  readonly approval?: "kdialog"
 }
 
 const KILL_GRACE_MS = 2_000
+
+/** What a dialog process left: its exit code and the first 4 KiB of its standard output. */
+interface ChildResult {
+  readonly code: number | null
+  readonly stdout: string
+}
+
+const STDOUT_LIMIT = 4_096
 
 /**
  * Runs a program to completion and yields its exit code (`null` when it could not start or died by a
@@ -393,14 +487,18 @@ const KILL_GRACE_MS = 2_000
  * completes only once it has exited.
  */
 const runChild = (spec: SpawnSpec) =>
-  Effect.async<number | null>((resume) => {
+  Effect.async<ChildResult>((resume) => {
     const posix = process.platform !== "win32"
     const child = NodeChildProcess.spawn(spec.command, [...spec.args], {
       shell: spec.shell === true,
       detached: posix,
-      stdio: [spec.stdin === undefined ? "ignore" : "pipe", "ignore", "ignore"],
+      stdio: [spec.stdin === undefined ? "ignore" : "pipe", spec.approval === undefined ? "ignore" : "pipe", "ignore"],
       env: spec.env === undefined ? process.env : { ...process.env, ...spec.env },
       windowsHide: false
+    })
+    let stdout = ""
+    child.stdout?.on("data", (chunk: Buffer) => {
+      if (stdout.length < STDOUT_LIMIT) stdout += chunk.toString("utf8")
     })
     let exited = false
     let resumed = false
@@ -408,15 +506,18 @@ const runChild = (spec: SpawnSpec) =>
       exited = true
       if (resumed) return
       resumed = true
-      resume(Effect.succeed(code))
+      resume(Effect.succeed({ code, stdout }))
     }
     child.once("error", (error) => {
       if (resumed) return
       resumed = true
       exited = true
-      resume(Effect.as(Effect.logWarning(`Approval dialog ${spec.command} could not run: ${error.message}`), null))
+      resume(
+        Effect.as(Effect.logWarning(`Approval dialog ${spec.command} could not run: ${error.message}`), { code: null, stdout })
+      )
     })
-    child.once("exit", (code) => done(code))
+    // "close", not "exit": the whole of stdout has been read by then.
+    child.once("close", (code) => done(code))
     if (spec.stdin !== undefined && child.stdin !== null) {
       // The command may exit without reading its input.
       child.stdin.on("error", () => {})

@@ -29,6 +29,7 @@ import * as Layer from "effect/Layer"
 import { Forbidden, type InvalidParams } from "../Schema/McpErrors.js"
 import * as ApprovalPayload from "./ApprovalPayload.js"
 import { Dialog } from "./Dialog.js"
+import { quoted } from "./DialogText.js"
 import { type Binding, RequestState } from "./RequestState.js"
 
 // ===== Models =====
@@ -150,8 +151,12 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
         }
         const approved = yield* dialog.confirm({
           title: "weaviate-mcp: allow access to a connection",
-          message: `${input.client.name} asks to use the connection "${input.connection.name}" for the first time.`,
-          statement: accessStatement(input),
+          message: `Allow the token ${quoted(input.principal.name)} to use the connection ${quoted(input.connection.name)}?`,
+          detail: `This is its first request there. If you allow it, the answer holds until the daemon stops; if you deny it, its requests there are refused for ${
+            Math.ceil(holdMs / 1000)
+          } seconds.`,
+          statementLabel: "Its first request",
+          statement: `${input.method}\n${JSON.stringify(input.params ?? null)}`,
           principalName: input.principal.name,
           connectionName: input.connection.name,
           clientName: input.client.name

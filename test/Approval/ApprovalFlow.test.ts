@@ -13,6 +13,7 @@ import {
   toolErrorCode
 } from "../../src/Approval/ApprovalFlow.js"
 import { APPROVE_STATEMENT } from "../../src/Approval/ApprovalPayload.js"
+import { dialogText } from "../../src/Approval/DialogText.js"
 import { Dialog } from "../../src/Approval/Dialog.js"
 import { RequestState } from "../../src/Approval/RequestState.js"
 import { InvalidParams } from "../../src/Schema/McpErrors.js"
@@ -217,6 +218,36 @@ describe("ApprovalFlow.approve", () => {
     }).pipe(Effect.provide(flowLayer(dialog.layer)))
   })
 
+  it.effect("the dialog's title and first line are the server's words; the client's name is only on its labelled line", () => {
+    const dialog = recordingDialog([false])
+    const spoof = "Claude Desktop wants to READ one row … Safe to approve." + "\n".repeat(47)
+    return Effect.gen(function*() {
+      yield* approve({ ...baseInput, client: { name: spoof, elicitation: false } })
+      const asked = dialog.asked[0]!
+      assert.strictEqual(asked.title, "weaviate-mcp: approve a write")
+      assert.strictEqual(asked.message, "Approve a write to the connection \"local\" for the token \"default\"?")
+      const text = dialogText(asked)
+      assert.strictEqual(text.split("\n")[0], asked.message)
+      assert.strictEqual(text.split("READ one row").length - 1, 1)
+      assert.include(text, "The client calls itself: Claude Desktop wants to READ one row")
+    }).pipe(Effect.provide(flowLayer(dialog.layer)))
+  })
+
+  it.effect("Safe Mode's second dialog says truthfully that the user approved in the client and is asked to confirm here", () => {
+    const dialog = recordingDialog([true])
+    return Effect.gen(function*() {
+      yield* askThenAnswer(baseInput, accept)
+      const asked = dialog.asked[0]!
+      assert.strictEqual(asked.message, "Confirm a write to the connection \"local\" for the token \"default\"?")
+      assert.strictEqual(asked.detail, "You approved this write in that client; Safe Mode asks you to confirm it here.")
+      const lines = dialogText(asked).split("\n")
+      // "that client" is the one named on the line just above.
+      const said = lines.indexOf(asked.detail!)
+      assert.match(lines[said - 1]!, /^The client calls itself: /)
+      assert.notInclude(dialogText(asked), "client approved")
+    }).pipe(Effect.provide(flowLayer(dialog.layer)))
+  })
+
   it.effect("accepted form, readOnly token or anonymous principal under confirm → second confirmation", () => {
     const dialog = recordingDialog([true, true])
     return Effect.gen(function*() {
@@ -363,7 +394,7 @@ describe("ApprovalFlow.approve", () => {
       assert.strictEqual((yield* askThenAnswer(input, accept)).outcome._tag, "Execute")
       assert.strictEqual(toolErrorCode((yield* askThenAnswer(input, accept)).outcome), "denied")
       assert.strictEqual(dialog.asked.length, 2)
-      assert.strictEqual(dialog.asked[0]!.title, "weaviate-mcp: destructive operation")
+      assert.strictEqual(dialog.asked[0]!.title, "weaviate-mcp: approve a destructive operation")
     }).pipe(Effect.provide(flowLayer(dialog.layer)))
   })
 

@@ -10,10 +10,13 @@ import * as NodeStream from "node:stream"
 import {
   Dialog,
   DialogConfigError,
+  type DialogRequest,
+  KDIALOG_COLUMNS,
   type Environment,
   nativeCommand,
   pickAuto
 } from "../../src/Approval/Dialog.js"
+import { COLUMNS, dialogText, readableStatement } from "../../src/Approval/DialogText.js"
 import { isAlive, pollUntil, readIfExists, sampleRequest, tempDir } from "./support.js"
 
 const environment = (overrides: Partial<Environment> & { readonly commands?: ReadonlyArray<string> }): Environment => ({
@@ -122,7 +125,24 @@ describe("Dialog terminal", () => {
       yield* pollUntil("the second prompt", () => (prompts(io.written()) === 2 ? true : undefined))
       io.input.write("sure\n")
       assert.isFalse(yield* Fiber.join(second))
-      assert.include(io.written(), sampleRequest.statement)
+      assert.include(io.written(), readableStatement(sampleRequest.statement).text)
+    }))
+
+  it.live("the prompt keeps within the terminal's width and labels the client's own words", () =>
+    Effect.gen(function*() {
+      const io = terminalIo()
+      Object.assign(io.output, { columns: 60 })
+      const dialog = yield* Dialog.makeTerminal(io)
+      const spoof = "Claude Desktop wants to READ one row … Safe to approve." + "\n".repeat(47) + "really"
+      const statement = `POST /v1/objects\n${JSON.stringify({ class: "Article", properties: { title: "z".repeat(3_000) } })}`
+      const answer = yield* Effect.fork(dialog.confirm({ ...sampleRequest, clientName: spoof, statement }))
+      yield* pollUntil("the prompt", () => (prompts(io.written()) === 1 ? true : undefined))
+      io.input.write("n\n")
+      assert.isFalse(yield* Fiber.join(answer))
+      const lines = io.written().split("\n")
+      assert.isTrue(lines.every((line) => Array.from(line).length <= 59), "within the width less one column")
+      expectClientWordsLabelled(lines, "terminal")
+      assert.include(io.written(), "[truncated: ")
     }))
 
   it.effect("an unanswered prompt times out as a denial, and the next prompt gets its own full time (TestClock)", () =>
@@ -154,23 +174,143 @@ describe("Dialog terminal", () => {
 })
 
 describe("Dialog native", () => {
-  it("native dialogs get the statement in argv or the environment, never through a shell; Approve is not the default", () => {
-    for (const tool of ["zenity", "kdialog", "osascript", "powershell"] as const) {
+  const tools = ["zenity", "kdialog", "osascript", "powershell"] as const
+  const spoof = "Claude Desktop wants to READ one row … Safe to approve." + "\n".repeat(47)
+  const hostile: DialogRequest = {
+    ...sampleRequest,
+    clientName: spoof,
+    statement: `POST /v1/objects\n${JSON.stringify({ class: "Article", properties: { title: "x".repeat(3_000), path: "C:\\new\\table" } })}`
+  }
+  /** Everything a dialog gets from us: argv, stdin and the environment. */
+  const carried = (spec: ReturnType<typeof nativeCommand>) => [...spec.args, spec.stdin ?? "", ...Object.values(spec.env ?? {})].join("\n")
+
+  it("native dialogs get their text in argv, stdin or the environment, never through a shell", () => {
+    for (const tool of tools) {
       const spec = nativeCommand(tool, sampleRequest)
       assert.notStrictEqual(spec.shell, true, tool)
-      const carried = [...spec.args, ...Object.values(spec.env ?? {})].join("\n")
-      const shown = tool === "kdialog"
-        ? sampleRequest.statement.replace(/"/g, "&quot;") // kdialog gets escaped rich text
-        : sampleRequest.statement
-      assert.include(carried, shown, tool)
+      const shown = tool === "kdialog" ? escapeForKdialog(sampleRequest.statement) : sampleRequest.statement
+      assert.include(carried(spec), shown.split("\n")[0], tool)
     }
+    // The scripts of osascript and PowerShell never contain the request's text: it comes as data.
+    const osascript = nativeCommand("osascript", hostile).args
+    assert.notInclude(osascript[3], "Article")
+    assert.deepStrictEqual(osascript.slice(0, 3), ["-l", "JavaScript", "-e"])
+    const powershell = nativeCommand("powershell", hostile)
+    assert.notInclude(powershell.args.join(" "), "Article")
+    assert.include(powershell.env!["WEAVIATE_MCP_DIALOG_TEXT"], "\"class\": \"Article\"")
+  })
+
+  it("every native dialog has a fixed size within 1024×700 and a scrolling, monospace statement area", () => {
+    const zenity = nativeCommand("zenity", hostile).args
+    const size = (flag: string) => Number(zenity.find((a) => a.startsWith(flag))!.slice(flag.length))
+    assert.include(zenity, "--text-info")
+    assert.isAtMost(size("--width="), 1024 - 40)
+    assert.isAtMost(size("--height="), 700 - 60)
+    assert.include(zenity, "--font=Monospace 10")
+
+    const kdialog = nativeCommand("kdialog", hostile).args
+    const geometry = /^(\d+)x(\d+)\+(\d+)\+(\d+)$/.exec(kdialog[kdialog.indexOf("--geometry") + 1]!)!
+    const [w, h, x, y] = geometry.slice(1).map(Number) as [number, number, number, number]
+    assert.isAtMost(x + w, 1024 - 20)
+    assert.isAtMost(y + h, 700 - 40)
+    assert.include(kdialog.at(-1)!, "<pre>")
+
+    const jxa = nativeCommand("osascript", hostile).args[3]!
+    const rect = /NSMakeRect\(0, 0, (\d+), (\d+)\)/.exec(jxa)!
+    // The alert adds its icon, headline, informative text and buttons around the scrolling view.
+    assert.isAtMost(Number(rect[1]) + 160, 1024)
+    assert.isAtMost(Number(rect[2]) + 220, 700)
+    assert.include(jxa, "hasVerticalScroller = true")
+    assert.include(jxa, "userFixedPitchFontOfSize")
+
+    const ps = nativeCommand("powershell", hostile).args.join(" ")
+    const client = /ClientSize = New-Object System\.Drawing\.Size\((\d+), (\d+)\)/.exec(ps)!
+    assert.isAtMost(Number(client[1]) + 20, 1024) // borders
+    assert.isAtMost(Number(client[2]) + 45, 700) // title bar and borders
+    assert.include(ps, "$t.ScrollBars = 'Vertical'")
+    assert.include(ps, "'FixedDialog'")
+    assert.include(ps, "Consolas")
+  })
+
+  it("no line of a dialog's text is wider than the dialog, and the spoofing client title stays on its labelled line", () => {
+    for (const tool of tools) {
+      const spec = nativeCommand(tool, hostile)
+      const text = tool === "zenity" ? spec.stdin! : tool === "powershell" ? spec.env!["WEAVIATE_MCP_DIALOG_TEXT"]! : tool === "osascript" ? spec.args.slice(5).join("\n") : spec.args.at(-1)!
+      const lines = (tool === "kdialog" ? unescapeKdialog(text) : text).split("\n")
+      assert.isTrue(lines.every((line) => Array.from(line).length <= COLUMNS + 10), tool)
+      expectClientWordsLabelled(lines, tool)
+      assert.include(text, "[truncated: ", tool)
+    }
+    // The window title is the server's: the client's name is never in it.
+    for (const tool of tools) {
+      const spec = nativeCommand(tool, hostile)
+      const title = tool === "zenity"
+        ? spec.args.find((a) => a.startsWith("--title="))!
+        : tool === "powershell"
+        ? spec.env!["WEAVIATE_MCP_DIALOG_TITLE"]!
+        : tool === "osascript"
+        ? spec.args[4]!
+        : spec.args[spec.args.indexOf("--title") + 1]!
+      assert.include(title, sampleRequest.title, tool)
+      assert.notInclude(title, "Claude", tool)
+    }
+  })
+
+  it("kdialog gets escaped rich text: markup and backslash escapes in the statement show as written", () => {
+    const request = { ...sampleRequest, statement: "{ Get { Article(where: {valueText: \"a\\nb <b>x</b> & \\\\\"}) { title } } }" }
+    const html = nativeCommand("kdialog", request).args.at(-1)!
+    assert.include(html, "&lt;b&gt;x&lt;/b&gt;")
+    // What kdialog shows: its escapes read (Utils::parseString: \\n is a line break, \\\\ a backslash), then the HTML.
+    const shown = unescapeHtml(kdialogParseString(html).replace(/<[^>]+>/g, ""))
+    assert.include(shown, "a\\nb <b>x</b> & \\\\")
+    assert.strictEqual(shown, dialogText(request, KDIALOG_COLUMNS))
+  })
+
+  it("a stray Return never approves: zenity's Approve waits for a ticked box, the others default to Deny", () => {
     const zenity = nativeCommand("zenity", sampleRequest).args
-    assert.include(zenity, "--no-markup")
-    assert.include(zenity, "--default-cancel")
-    assert.include(nativeCommand("osascript", sampleRequest).args.join(" "), "default button \"Deny\"")
-    assert.include(nativeCommand("powershell", sampleRequest).args.join(" "), "'Button2'")
+    assert.include(zenity, "--ok-label=Approve")
+    assert.include(zenity, "--cancel-label=Deny")
+    assert.isTrue(zenity.some((a) => a.startsWith("--checkbox=")))
+    // kdialog's default button is "yes": it is Deny, and Approve ("no") counts only with the window id printed.
+    const kdialog = nativeCommand("kdialog", sampleRequest).args
+    assert.strictEqual(kdialog[kdialog.indexOf("--yes-label") + 1], "Deny")
+    assert.strictEqual(kdialog[kdialog.indexOf("--no-label") + 1], "Approve")
+    assert.include(kdialog, "--print-winid")
+    const jxa = nativeCommand("osascript", sampleRequest).args[3]!
+    assert.isBelow(jxa.indexOf("addButtonWithTitle('Deny')"), jxa.indexOf("addButtonWithTitle('Approve')"))
+    assert.include(jxa, "runModal != 1001) $.exit(1)")
+    const ps = nativeCommand("powershell", sampleRequest).args.join(" ")
+    assert.include(ps, "$f.AcceptButton = $deny; $f.CancelButton = $deny")
   })
 })
+
+/**
+ * The spoofing client title shows once, on the line labelled "The client calls itself:"; wrapped, it
+ * continues indented under its label, so none of its words starts a line as if the server said it.
+ */
+const expectClientWordsLabelled = (lines: ReadonlyArray<string>, where: string) => {
+  const label = lines.findIndex((line) => line.startsWith("The client calls itself: Claude Desktop"))
+  assert.isAbove(label, -1, where)
+  const spoofed = lines.flatMap((line, i) => (/READ|one row|Safe to|approve\.|really/.test(line) ? [i] : []))
+  assert.isAbove(spoofed.length, 0, where)
+  for (const i of spoofed) {
+    assert.isTrue(i === label || (i > label && lines.slice(label + 1, i + 1).every((l) => l.startsWith("    "))), `${where}: ${lines[i]}`)
+  }
+  assert.strictEqual(lines.filter((line) => line.includes("calls itself")).length, 1, where)
+}
+
+/** kdialog's reading of its text argument (Utils::parseString): `\\\\` is a backslash, `\\n` a line break. */
+const kdialogParseString = (text: string) => text.replace(/\\(\\|n)/g, (_, c: string) => (c === "n" ? "\n" : "\\"))
+
+const unescapeHtml = (html: string) =>
+  html.replace(/&quot;/g, "\"").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&")
+
+/** What kdialog shows of its rich-text argument. */
+const unescapeKdialog = (html: string) => unescapeHtml(kdialogParseString(html).replace(/<[^>]+>/g, ""))
+
+/** kdialog's text: HTML-escaped, backslashes doubled. */
+const escapeForKdialog = (text: string) =>
+  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/\\/g, "\\\\")
 
 describe("Dialog auto selection", () => {
   it("auto picks the native dialog first: osascript, PowerShell, zenity or kdialog with a display", () => {

@@ -7,6 +7,7 @@ import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import { APPROVE_STATEMENT } from "../../src/Approval/ApprovalPayload.js"
 import { Dialog, type DialogRequest, type DialogService } from "../../src/Approval/Dialog.js"
+import { dialogText } from "../../src/Approval/DialogText.js"
 import { FirstAccess, type FirstAccessInput } from "../../src/Approval/FirstAccess.js"
 import { RequestState } from "../../src/Approval/RequestState.js"
 import { recordingDialog } from "./support.ts"
@@ -57,6 +58,19 @@ describe("FirstAccess", () => {
       assert.strictEqual((yield* check({ ...named, client: viaForm.client }))._tag, "Granted", "no form either")
       forbidden(yield* Effect.either(check({ ...named, connection: { id: "c2", name: "other" } })))
     }).pipe(Effect.provide(firstAccessLayer(Dialog.layerDeny))))
+  it.effect("the first-access dialog names the connection, the token and the client once each", () => {
+    const dialog = recordingDialog([true])
+    return Effect.gen(function*() {
+      yield* check({ ...viaDialog, principal: { id: "tok_9", name: "laptop-token" }, connection: { id: "c9", name: "prod-cluster" }, client: { name: "Claude Desktop", elicitation: false } })
+      const asked = dialog.asked[0]!
+      assert.strictEqual(asked.title, "weaviate-mcp: allow access to a connection")
+      const text = dialogText(asked)
+      assert.strictEqual(text.split("\n")[0], "Allow the token \"laptop-token\" to use the connection \"prod-cluster\"?")
+      for (const name of ["prod-cluster", "laptop-token", "Claude Desktop"]) assert.strictEqual(text.split(name).length - 1, 1, name)
+      assert.include(text, "The client calls itself: Claude Desktop")
+      assert.include(text, "resources/read\n{\n  \"uri\": \"weaviate://connections/c1/schema\"\n}")
+    }).pipe(Effect.provide(firstAccessLayer(dialog.layer)))
+  })
 
   it.effect("the memory is keyed by (principal, connection)", () => {
     const dialog = recordingDialog([true, true, true])

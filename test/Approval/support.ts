@@ -49,7 +49,7 @@ export const isAlive = (pid: number): boolean => {
 
 export const sampleRequest: DialogRequest = {
   title: "weaviate-mcp: approve a write",
-  message: "Claude asks to write to \"local\".",
+  message: "Approve a write to the connection \"local\" for the token \"default\"?",
   statement: "POST /v1/objects\n{\"class\":\"Article\",\"properties\":{\"title\":\"it's $(touch /tmp/wmcp-approval-pwned) `id`\"}}",
   principalName: "default",
   connectionName: "local",

@@ -53,6 +53,8 @@ export interface CallOptions {
   readonly requestState?: string
   readonly inputResponses?: Record<string, unknown>
   readonly progress?: Array<readonly [number, string]>
+  /** What the client calls itself (`clientInfo`); `test-client` unless said otherwise. */
+  readonly clientInfo?: { readonly name: string; readonly title?: string }
   /** Runs the call under a TestClock set to this epoch time (e.g. to expire a requestState). */
   readonly clockAt?: number
   /** Runs the call under a TestClock and moves it by `advance` once the instance saw a request matching `waitFor`. */
@@ -123,7 +125,7 @@ export const makeHarness = async (
       method: "tools/call",
       requestId: 1,
       clientCapabilities: callOptions.elicitation === true ? { elicitation: {} } : {},
-      clientInfo: Option.some({ name: "test-client" }),
+      clientInfo: Option.some(callOptions.clientInfo ?? { name: "test-client" }),
       requestState: Option.fromNullable(callOptions.requestState),
       inputResponses: Option.fromNullable(callOptions.inputResponses),
       progress: (progress, message) => Effect.sync(() => void callOptions.progress?.push([progress, message]))
