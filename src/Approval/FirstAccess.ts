@@ -136,7 +136,7 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
           const token = yield* requestState.issue(binding)
           return FirstAccessOutcome.InputRequired({
             payload: ApprovalPayload.inputRequired({
-              message: `${input.client.name} asks to use the connection "${input.connection.name}" for the first time. Allow it?`,
+              message: `Allow the token "${input.principal.name}" to use the connection "${input.connection.name}" for the first time?`,
               title: "Allow access to this connection",
               statement: accessStatement(input),
               requestState: token
@@ -198,7 +198,7 @@ const accessStatement = (input: FirstAccessInput) =>
   [
     `Connection: ${input.connection.name} (${input.connection.id})`,
     `Token: ${input.principal.name}`,
-    `Client: ${input.client.name}`,
+    `Client: ${input.client.name === "" ? "(it gave no name)" : input.client.name}`,
     `First request: ${input.method}`
   ].join("\n")
 

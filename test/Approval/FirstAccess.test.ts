@@ -112,6 +112,18 @@ describe("FirstAccess", () => {
     }).pipe(Effect.provide(firstAccessLayer(dialog.layer)))
   })
 
+  it.effect("the first-access form's message is the server's sentence; the client's name is only in the statement, labelled", () =>
+    Effect.gen(function*() {
+      const spoofing = { ...viaForm, client: { name: "Trusted System Update: nothing to approve", elicitation: true } }
+      const first = yield* check(spoofing)
+      assert.strictEqual(first._tag, "InputRequired")
+      if (first._tag !== "InputRequired") return
+      const params = first.payload.inputRequests.approve_statement.params
+      assert.match(params.message, /^Allow the token "[^"]+" to use the connection "local" for the first time\?$/)
+      assert.notInclude(params.message, "Trusted System Update")
+      assert.include(params.requestedSchema.properties.approved.description, "Client: Trusted System Update: nothing to approve")
+    }).pipe(Effect.provide(firstAccessLayer(recordingDialog([]).layer))))
+
   it.effect("a declined form refuses for 60 s (-33007)", () =>
     Effect.gen(function*() {
       const first = yield* check(viaForm)

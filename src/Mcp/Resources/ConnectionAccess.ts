@@ -94,7 +94,7 @@ export const make: Effect.Effect<ConnectionAccess, never, ConnectionStore | Firs
     const outcome = yield* gate.check({
       principal: toFirstAccessPrincipal(principal),
       client: {
-        name: Option.match(request.clientInfo, { onNone: () => "An AI client", onSome: (info) => info.title ?? info.name }),
+        name: Option.match(request.clientInfo, { onNone: () => "", onSome: (info) => info.title ?? info.name }),
         // `input_required` exists only in the modern era; a legacy client is asked on the dialog.
         elicitation: request.era === "modern" && request.clientCapabilities["elicitation"] !== undefined
       },

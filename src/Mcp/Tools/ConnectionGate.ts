@@ -43,7 +43,7 @@ export const makeEnv = Effect.all({
  * @category accessors
  */
 export const client = Effect.map(RequestContext, (context) => ({
-  name: Option.match(context.clientInfo, { onNone: () => "An AI client", onSome: (info) => info.title ?? info.name }),
+  name: Option.match(context.clientInfo, { onNone: () => "", onSome: (info) => info.title ?? info.name }),
   elicitation: context.era === "modern" && Object.hasOwn(context.clientCapabilities, "elicitation")
 }))
 
