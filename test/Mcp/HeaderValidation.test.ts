@@ -23,9 +23,15 @@ describe("HeaderValidation", () => {
     assert.deepStrictEqual(HeaderValidation.decodeValue("plain value"), Either.right("plain value"))
   })
 
-  it("a malformed wrapper is refused", () => {
-    for (const raw of ["=?base64?YQ==", "=?base64?Y!Q=?=", "=?base64?YQ?=", "=?utf8?YQ==?=", "=?base64?/w==?="]) {
+  it("a complete wrapper with a bad payload is malformed", () => {
+    for (const raw of ["=?base64?Y!Q=?=", "=?base64?YQ?=", "=?base64?/w==?=", "=?base64?YQ==?=x?="]) {
       assert.isTrue(Either.isLeft(HeaderValidation.decodeValue(raw)), raw)
+    }
+  })
+
+  it("a value that only starts like a wrapper is a literal value, compared as is (the wrapper regex is anchored)", () => {
+    for (const raw of ["=?base64?YQ==", "=?base64?YQ==?=junk", "=?utf8?YQ==?=", "=?base64?"]) {
+      assert.deepStrictEqual(HeaderValidation.decodeValue(raw), Either.right(raw), raw)
     }
   })
 
