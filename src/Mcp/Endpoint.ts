@@ -59,6 +59,7 @@ import * as Dispatcher from "./Dispatcher.ts"
 import * as Eras from "./Eras.ts"
 import * as HeaderValidation from "./HeaderValidation.ts"
 import * as HttpTransport from "./HttpTransport.ts"
+import * as JsonBody from "./JsonBody.ts"
 import { LegacySessions } from "./LegacySessions.ts"
 import { Pagination } from "./Pagination.ts"
 import { CurrentPrincipal, type Principal } from "./Principal.ts"
@@ -177,28 +178,6 @@ const idOfBody = (body: string): JsonRpc.RequestId | null => {
   } catch {
     return null
   }
-}
-
-/**
- * Whether a JSON text nests deeper than `max` (strings skipped): a scan without allocation, run
- * before `JSON.parse` so that no later walk of the value can be made arbitrarily deep.
- *
- * @category predicates
- */
-export const nestsDeeperThan = (text: string, max: number): boolean => {
-  let depth = 0
-  let inString = false
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i)
-    if (inString) {
-      if (c === 92) i++ // backslash: skip the escaped character
-      else if (c === 34) inString = false
-    } else if (c === 34) inString = true
-    else if (c === 123 || c === 91) {
-      if (++depth > max) return true
-    } else if (c === 125 || c === 93) depth--
-  }
-  return false
 }
 
 const forbidden = (code: "forbidden_host" | "forbidden_origin", id: JsonRpc.RequestId | null): HttpTransport.HttpResponse =>
@@ -618,15 +597,28 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     if (request.isShuttingDown()) {
       return Effect.succeed(errorResponse(idOfBody(request.body), unavailable(), { connection: "close" }))
     }
-    if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) {
-      return Effect.succeed(errorResponse(null, new InvalidRequest({ message: `Invalid request: the JSON nests deeper than ${MAX_JSON_DEPTH} levels` })))
+    // A small body is parsed at once; a large one in slices, so that other clients are answered meanwhile.
+    const small = JsonBody.parseSmall(request.body, MAX_JSON_DEPTH)
+    if (small !== undefined) return parsed(request, small)
+    return Effect.flatMap(
+      Effect.match(JsonBody.parse(request.body, MAX_JSON_DEPTH), { onFailure: (failure) => failure, onSuccess: (value) => ({ value }) }),
+      (outcome) => parsed(request, outcome)
+    )
+  }
+
+  const parsed = (
+    request: HttpTransport.HttpRequest,
+    outcome: { readonly value: unknown } | JsonBody.Failure
+  ): Effect.Effect<HttpTransport.HttpResponse> => {
+    if (!("value" in outcome)) {
+      return Effect.succeed(errorResponse(
+        null,
+        outcome._tag === "TooDeep"
+          ? new InvalidRequest({ message: `Invalid request: the JSON nests deeper than ${outcome.max} levels` })
+          : new ParseError({ message: "Parse error: the body is not JSON" })
+      ))
     }
-    let body: unknown
-    try {
-      body = JSON.parse(request.body)
-    } catch {
-      return Effect.succeed(errorResponse(null, new ParseError({ message: "Parse error: the body is not JSON" })))
-    }
+    const body = outcome.value
     if (Array.isArray(body)) {
       return Effect.succeed(errorResponse(null, new InvalidRequest({ message: "Invalid request: batches are not supported" })))
     }

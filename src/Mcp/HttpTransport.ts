@@ -39,6 +39,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as NodeHttp from "node:http"
+import { StringDecoder } from "node:string_decoder"
 import type * as NodeNet from "node:net"
 
 // ===== Models =====
@@ -242,7 +243,9 @@ const readBody = (
   onError: (error: Error) => void,
   onIdle: () => void
 ) => {
-  const chunks: Array<Buffer> = []
+  // Decoded chunk by chunk as it arrives: a 10 MB body is not decoded in one block of the event loop.
+  const decoder = new StringDecoder("utf8")
+  const parts: Array<string> = []
   let size = 0
   // Silence while the body is due is idle time like any other: answered 408, not held for node's
   // whole-request time-out.
@@ -266,11 +269,13 @@ const readBody = (
       onBody(undefined)
       return
     }
-    chunks.push(chunk)
+    parts.push(decoder.write(chunk))
   }
   const onEnd = () => {
     finish()
-    onBody(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"))
+    const tail = decoder.end()
+    if (tail.length > 0) parts.push(tail)
+    onBody(parts.length === 1 ? parts[0]! : parts.join(""))
   }
   const onFailure = (error: Error) => {
     finish()
