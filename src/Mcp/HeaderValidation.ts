@@ -18,8 +18,9 @@
  * wrapped as a complete `=?base64?…?=` are decoded (standard base64 of UTF-8) first; a bad payload in
  * such a wrapper, or a control character in a raw header value, is a mismatch too.
  *
- * Bounded work: at most `MAX_PARAM_HEADERS` `Mcp-Param-*` headers, and the arguments are indexed once
- * per request (not walked once per header).
+ * Bounded work: at most `MAX_PARAM_HEADERS` `Mcp-Param-*` headers, and one search per request for all
+ * their fields (not a walk per header), which stops when all are found and looks at no more than
+ * `MAX_FIELD_DEPTH` levels and `MAX_FIELD_VISITS` members.
  *
  * The `MCP-Protocol-Version` header is compared with `_meta`'s version before that version is
  * checked for support (`checkVersionCopy`), so a disagreement is `-32020`, not `-32022`.
@@ -84,41 +85,57 @@ export const MAX_FIELD_DEPTH = 64
 /** Most `Mcp-Param-*` headers on one request. @category constants */
 export const MAX_PARAM_HEADERS = 32
 
+/** Most members looked at to find the `Mcp-Param-*` fields of one request. @category constants */
+export const MAX_FIELD_VISITS = 100_000
+
 /**
- * The fields of a target object by lower-cased key, built once per request: for each key the first
- * value found breadth first (top level first), descending into nested objects only (never into
- * arrays or strings). `truncated` tells whether objects deeper than `MAX_FIELD_DEPTH` were left out.
+ * The values of the `wanted` fields (lower-case) in a target object, searched once for all of them:
+ * for each field the first key matching case-insensitively, breadth first (top level first),
+ * descending into nested objects only (never into arrays or strings). The search stops when every
+ * field is found, and is bounded: `cut` tells whether it stopped at `MAX_FIELD_DEPTH` levels or
+ * `MAX_FIELD_VISITS` members before finding them all.
  *
  * @category matching
  */
-export const indexFields = (target: Readonly<Record<string, unknown>>): { readonly fields: ReadonlyMap<string, unknown>; readonly truncated: boolean } => {
-  const fields = new Map<string, unknown>()
+export const findFields = (
+  target: Readonly<Record<string, unknown>>,
+  wanted: ReadonlySet<string>
+): { readonly found: ReadonlyMap<string, unknown>; readonly cut: boolean } => {
+  const found = new Map<string, unknown>()
+  const lengths = new Set<number>()
+  for (const field of wanted) lengths.add(field.length)
+  let visits = 0
   let level: Array<Readonly<Record<string, unknown>>> = [target]
   for (let depth = 0; level.length > 0; depth++) {
-    if (depth === MAX_FIELD_DEPTH) return { fields, truncated: true }
+    if (depth === MAX_FIELD_DEPTH) return { found, cut: true }
     const next: Array<Readonly<Record<string, unknown>>> = []
     for (const object of level) {
       for (const key in object) {
+        if (++visits > MAX_FIELD_VISITS) return { found, cut: true }
         const value = object[key]
-        const lower = key.toLowerCase()
-        if (!fields.has(lower)) fields.set(lower, value)
+        if (lengths.has(key.length)) {
+          const lower = key.toLowerCase()
+          if (wanted.has(lower) && !found.has(lower)) {
+            found.set(lower, value)
+            if (found.size === wanted.size) return { found, cut: false }
+          }
+        }
         if (isObject(value)) next.push(value)
       }
     }
     level = next
   }
-  return { fields, truncated: false }
+  return { found, cut: false }
 }
 
 /**
- * The value of `field` (lower-case) in `target`: a key matching case-insensitively at the top level
- * first, then in nested objects, breadth first. `undefined` when absent.
+ * The value of `field` (lower-case) in `target` (see `findFields`); `undefined` when absent.
  *
  * @category matching
  */
 export const findField = (target: Readonly<Record<string, unknown>>, field: string): { readonly value: unknown } | undefined => {
-  const { fields } = indexFields(target)
-  return fields.has(field) ? { value: fields.get(field) } : undefined
+  const { found } = findFields(target, new Set([field]))
+  return found.has(field) ? { value: found.get(field) } : undefined
 }
 
 /**
@@ -206,21 +223,22 @@ export const validate = (headers: Headers, body: Body): Either.Either<void, Head
   if (params.length > MAX_PARAM_HEADERS) {
     return mismatch(`${params.length} Mcp-Param-* headers; at most ${MAX_PARAM_HEADERS} are accepted`)
   }
-  // The arguments are indexed once, however many headers name fields in them.
+  // One bounded search for all the fields, however many headers name them.
   const target = body.method === "tools/call" ? body.params?.arguments : body.params
-  const index = isObject(target) ? indexFields(target) : undefined
+  const wanted = new Set(params.map((header) => header.slice(PARAM_PREFIX.length)))
+  const search = isObject(target) ? findFields(target, wanted) : undefined
   for (const header of params) {
     const field = header.slice(PARAM_PREFIX.length)
     const decoded = decodeValue(headers[header]!)
     if (Either.isLeft(decoded)) return mismatch(`Mcp-Param-${field}: ${decoded.left}`)
-    if (index === undefined || field.length === 0 || !index.fields.has(field)) {
+    if (search === undefined || field.length === 0 || !search.found.has(field)) {
       return mismatch(
-        index?.truncated === true
-          ? `Mcp-Param-${field} names no value within the first ${MAX_FIELD_DEPTH} levels of the body (it nests deeper)`
+        search?.cut === true
+          ? `Mcp-Param-${field} names no value within the first ${MAX_FIELD_DEPTH} levels and ${MAX_FIELD_VISITS.toLocaleString("en-US")} members of the body`
           : `Mcp-Param-${field} names no value in the body`
       )
     }
-    if (!matchesValue(decoded.right, index.fields.get(field))) {
+    if (!matchesValue(decoded.right, search.found.get(field))) {
       return mismatch(`Mcp-Param-${field} header value '${decoded.right}' does not match the body value`)
     }
   }
