@@ -5,9 +5,11 @@
  * 1. transport rules: `/mcp` only (else 404); `Host` names a loopback host and the port the
  *    connection arrived on (else 403 `forbidden_host`); a present `Origin` is allowed (else 403
  *    `forbidden_origin`); `OPTIONS` → 204 preflight; anything but `POST` → 405 `Allow: POST, OPTIONS`;
- * 2. the envelope: JSON (`-32700`), one JSON-RPC request or notification (`-32600`: batches, responses,
- *    bad members); notifications are answered 202 (only `notifications/cancelled` acts);
- * 3. authentication (`Authenticator`, which also takes the request from the principal's rate bucket);
+ * 2. the envelope: JSON (`-32700`; nesting beyond 64 levels `-32600`; large bodies parsed in slices),
+ *    one JSON-RPC request or notification (`-32600`: batches, responses, bad members); notifications are answered 202 (only `notifications/cancelled` acts);
+ * 3. authentication (`Authenticator`, which also takes the request from the principal's rate bucket),
+ *    done from the headers before the body is read (`admit`): without a valid token at most 64 KB of
+ *    the body is read, so a large body is never parsed;
  * 4. the era (decision 6): modern requests have their `_meta` (`-32602`, `-32022`) and headers
  *    (`-32020`) validated; legacy requests other than `initialize` need their session (`-33001`);
  * 5. the method (`-32601`, HTTP 404, also for the other era's methods) and its scopes (`-33007`);
@@ -563,17 +565,16 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
 
   // ----- Authentication, from the headers -----
 
-  type Authentication = Either.Either<Principal, Effect.Effect.Error<ReturnType<typeof authenticator.authenticate>>>
+  type AuthenticationError = Effect.Effect.Error<ReturnType<typeof authenticator.authenticate>>
 
   const authenticate = (head: HttpTransport.RequestHead) =>
     Effect.either(authenticator.authenticate({ authorization: head.headers.authorization, remoteAddress: head.remoteAddress }))
 
-  /** The outcome of `admit` (authentication runs once per request, before the body is read). */
-  const authenticated = (request: HttpTransport.HttpRequest): Effect.Effect<Principal, Authentication extends Either.Either<any, infer E> ? E : never> =>
-    Effect.flatMap(
-      Either.isEither(request.admitted) ? Effect.succeed(request.admitted as Authentication) : authenticate(request),
-      (outcome) => outcome
-    )
+  /** The outcome of `admit`: authentication runs once per request, from the headers, before the body is read. */
+  const authenticated = (request: HttpTransport.HttpRequest): Effect.Effect<Principal, AuthenticationError> =>
+    Either.isEither(request.admitted)
+      ? request.admitted as Either.Either<Principal, AuthenticationError>
+      : authenticator.authenticate({ authorization: request.headers.authorization, remoteAddress: request.remoteAddress })
 
   // ----- Notifications -----
 
