@@ -697,6 +697,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
   return HttpTransport.HttpHandler.of({
     handle,
     admit,
+    decorate: (head, response) => withCors(head.headers.origin, response),
     // Errors carry the CORS headers too: a browser client must be able to read them.
     tooLarge: (head) => withCors(head.headers.origin, errorResponse(null, new PayloadTooLarge({ message: "Payload too large: the body cap is 10 MB" })))
   })

@@ -135,6 +135,8 @@ export class HttpHandler extends Context.Tag("weaviate-mcp/HttpHandler")<HttpHan
   readonly tooLarge: (request: RequestHead) => HttpResponse
   /** Runs on the headers before the body is read. */
   readonly admit?: ((request: RequestHead) => Effect.Effect<Admission>) | undefined
+  /** Adds what every answer to this request needs (e.g. CORS headers) to the transport's own refusals. */
+  readonly decorate?: ((request: RequestHead, response: HttpResponse) => HttpResponse) | undefined
 }>() {}
 
 /**
@@ -536,10 +538,6 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
   const onRequest = (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse) => {
     const socket = req.socket
     started.add(socket)
-    if (overflow.has(socket)) return send(res, serviceUnavailable, true)
-    active.set(socket, (active.get(socket) ?? 0) + 1)
-    res.once("close", () => active.set(socket, (active.get(socket) ?? 1) - 1))
-    if (hostHeaders(req.rawHeaders) > 1) return send(res, duplicateHost, true)
     const url = req.url ?? "/"
     const queryAt = url.indexOf("?")
     const head: RequestHead = {
@@ -552,6 +550,11 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
       isShuttingDown,
       shutdown
     }
+    const own = (response: HttpResponse) => handler.decorate === undefined ? response : handler.decorate(head, response)
+    if (overflow.has(socket)) return send(res, own(serviceUnavailable), true)
+    active.set(socket, (active.get(socket) ?? 0) + 1)
+    res.once("close", () => active.set(socket, (active.get(socket) ?? 1) - 1))
+    if (hostHeaders(req.rawHeaders) > 1) return send(res, own(duplicateHost), true)
     const request = (body: string, admitted: unknown) =>
       new IncomingRequest(
         head.method,
@@ -626,7 +629,7 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
           doneReading()
           runFork(transportFailure(res)(Cause.fail(error)))
         },
-        () => refuse(requestTimeout)
+        () => refuse(own(requestTimeout))
       )
     }
     if (handler.admit === undefined) return read(admitAll)

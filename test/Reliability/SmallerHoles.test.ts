@@ -80,6 +80,10 @@ layer(H.layer({ authLockout: 3, rateLimit: 0 }))("smaller holes", (it) => {
         `POST /mcp HTTP/1.1\r\n${hosts}Content-Type: application/json\r\nMCP-Protocol-Version: ${H.MODERN}\r\nMcp-Method: tools/list\r\nAuthorization: Bearer ${token}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
       const two = yield* raw(port, head(`Host: 127.0.0.1:${port}\r\nHost: evil.example\r\n`))
       assert.match(two, /^HTTP\/1\.1 400/)
+      // Refused by the transport, still readable by a browser client of an allowed origin.
+      const withOrigin = yield* raw(port, head(`Host: 127.0.0.1:${port}\r\nHost: evil.example\r\nOrigin: https://claude.ai\r\n`))
+      assert.match(withOrigin, /^HTTP\/1\.1 400/)
+      assert.match(withOrigin, /access-control-allow-origin: https:\/\/claude\.ai/i)
       const one = yield* raw(port, head(`Host: 127.0.0.1:${port}\r\n`))
       assert.match(one, /^HTTP\/1\.1 200/)
     }))
