@@ -1,20 +1,21 @@
 /**
  * Attack class (or plain misfortune): a hung database holding callers and their connection slots.
  * Health checks, schema reads and the completions built on them have default time-outs; a time-out is
- * the tool error `timeout` or, for a non-tool method, `-33003`. The daemon here has its time-outs
- * configured to 300 ms so that nothing waits the default 10 s.
+ * the tool error `timeout` or, for a non-tool method, `-33003`. The daemon here has its time-outs set
+ * to 1 s (`healthTimeoutSeconds`, `schemaTimeoutSeconds`) so that nothing waits the default 10 s.
  */
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import * as WeaviateHttp from "../../src/Driver/WeaviateHttp.ts"
 import { modern, modernHeaders, send } from "../Mcp/support/EndpointHarness.ts"
+import * as TestDaemon from "../support/TestDaemon.ts"
 import { type ToolsDaemon, toolsDaemon } from "./support.ts"
 
-const TIMEOUT_MS = 300
+const TIMEOUT_MS = 1_000
 
 let d: ToolsDaemon
 beforeAll(async () => {
-  d = await toolsDaemon({ timeouts: { healthMs: TIMEOUT_MS, schemaMs: TIMEOUT_MS } })
+  d = await toolsDaemon({ settings: { healthTimeoutSeconds: TIMEOUT_MS / 1000, schemaTimeoutSeconds: TIMEOUT_MS / 1000 } })
 }, 60_000)
 afterAll(() => d.dispose())
 beforeEach(() => {
@@ -36,8 +37,10 @@ const timed = async <A>(f: () => Promise<A>) => {
 }
 
 describe("every call that reaches Weaviate has a bound", () => {
-  it("the defaults: health checks 10 s, schema reads 15 s", () => {
+  it("the defaults: health checks 10 s, schema reads 15 s", async () => {
     expect(WeaviateHttp.Timeouts.defaultValue()).toEqual({ healthMs: 10_000, schemaMs: 15_000 })
+    const defaults = await Effect.runPromise(TestDaemon.settings())
+    expect([defaults.healthTimeoutSeconds, defaults.schemaTimeoutSeconds]).toEqual([10, 15])
   })
 
   it("get_connection_status against a hung database ends with the tool error timeout", async () => {

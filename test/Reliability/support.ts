@@ -17,7 +17,6 @@ import { homeLayer } from "../../src/Cli/CommonOptions.ts"
 import * as Daemon from "../../src/Daemon/Daemon.ts"
 import type * as Settings from "../../src/Daemon/Settings.ts"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
-import * as WeaviateHttp from "../../src/Driver/WeaviateHttp.ts"
 import { BoundAddress, type Limits } from "../../src/Mcp/HttpTransport.ts"
 import { TokenStore } from "../../src/Mcp/TokenStore.ts"
 import { catalogue, defaults, type Signals } from "../Mcp/support/EndpointHarness.ts"
@@ -71,7 +70,7 @@ export interface ToolsDaemon {
   readonly dispose: () => Promise<void>
 }
 
-export const toolsDaemon = async (options: { readonly timeouts?: WeaviateHttp.Timeouts["Type"] } = {}): Promise<ToolsDaemon> => {
+export const toolsDaemon = async (options: { readonly settings?: Partial<Settings.ServeSettings> } = {}): Promise<ToolsDaemon> => {
   const w = await startWeaviate()
   await loadSampleData(w, { scale: 0.1 })
   const home = TestHome.tempDirSync("weaviate-mcp-reliability-tools-")
@@ -90,11 +89,10 @@ export const toolsDaemon = async (options: { readonly timeouts?: WeaviateHttp.Ti
   )
   // Every question is answered yes: the classifier is the only thing between a caller and a drop.
   const settings = await Effect.runPromise(
-    TestDaemon.settings({ rateLimit: 0, authLockout: 0, approvals: "exec", approvalCommand: Option.some("cat > /dev/null; true") })
+    TestDaemon.settings({ rateLimit: 0, authLockout: 0, approvals: "exec", approvalCommand: Option.some("cat > /dev/null; true"), ...options.settings })
   )
-  const daemon = Daemon.layer({ settings, port: 0 }).pipe(Layer.provide(homeLayer(Option.some(home))))
   const runtime = ManagedRuntime.make(
-    options.timeouts === undefined ? daemon : daemon.pipe(Layer.provide(Layer.succeed(WeaviateHttp.Timeouts, options.timeouts)))
+    Daemon.layer({ settings, port: 0 }).pipe(Layer.provide(homeLayer(Option.some(home))))
   ) as ManagedRuntime.ManagedRuntime<unknown, unknown>
   const address = await runtime.runPromise(BoundAddress as never) as { url: string }
   return {
