@@ -570,7 +570,7 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
         res
       )
     const declared = Number(req.headers["content-length"] ?? "0")
-    const hasBody = req.headers["transfer-encoding"] !== undefined || !(declared === 0)
+    const hasBody = req.headers["transfer-encoding"] !== undefined || declared !== 0
     if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
       // Answer before reading, and close: the client may still be sending.
       try {
