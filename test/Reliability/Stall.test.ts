@@ -70,6 +70,7 @@ const fromWorker = (body: string, headers: Record<string, string>) => (): Promis
  */
 const measureOnce = async (hostile: () => Promise<Answer>) => {
   let done = false
+  const started = performance.now()
   const attack = hostile().finally(() => {
     done = true
   })
@@ -82,26 +83,57 @@ const measureOnce = async (hostile: () => Promise<Answer>) => {
   }
   const answer = await attack
   latencies.sort((a, b) => a - b)
-  return { answer, slowest: latencies.at(-1) ?? 0, median: latencies[Math.floor(latencies.length / 2)] ?? 0, probes: latencies.length }
+  return {
+    answer,
+    elapsed: performance.now() - started,
+    slowest: latencies.at(-1) ?? 0,
+    median: latencies[Math.floor(latencies.length / 2)] ?? 0,
+    probes: latencies.length
+  }
 }
 
 /**
- * The attack measured up to five times, keeping the best run: the machine is shared, and time the
- * process spends descheduled is not the daemon's. A request that blocks the event loop blocks it in
- * every run (the nesting attack held it 1.7–2.8 s before the fix), so this filters noise, not holes.
+ * The slowest `tools/list` round trip over `ms` (at most 5 s, 500 probes) with nothing else going on:
+ * the machine's own jitter over a window as long as the attack's.
+ */
+const baseline = async (ms: number) => {
+  let slowest = 0
+  const until = performance.now() + Math.min(ms, 5_000)
+  for (let i = 0; i < 500 && performance.now() < until; i++) {
+    const started = performance.now()
+    await post(toolsList, authed("tools/list"))
+    slowest = Math.max(slowest, performance.now() - started)
+  }
+  return slowest
+}
+
+/** The goal: another client's `tools/list` within 100 ms while the attack is processed. */
+const GOAL_MS = 100
+
+/**
+ * The attack measured up to five times, keeping the run with the most room under its budget. The
+ * machine is shared (2 cores, several test runs at once): time the process spends descheduled is not
+ * the daemon's, so each run's budget is the goal plus the slowest quiet round trip over a window as
+ * long as the attack, measured just after it (a few ms on a quiet machine). A request that blocks the event loop blocks it
+ * in every run (the nesting attack held it 1.7–2.8 s before the fix), so this filters noise, not holes.
  */
 const underAttack = async (hostile: () => Promise<Answer>) => {
-  let best = await measureOnce(hostile)
-  for (let run = 1; run < 5 && best.slowest >= 100; run++) {
-    const next = await measureOnce(hostile)
-    if (next.slowest < best.slowest) best = next
+  let best: (Awaited<ReturnType<typeof measureOnce>> & { budget: number; quiet: number }) | undefined
+  for (let run = 0; run < 5 && (best === undefined || best.slowest >= best.budget); run++) {
+    const attack = await measureOnce(hostile)
+    const quiet = await baseline(attack.elapsed)
+    const measured = { ...attack, quiet, budget: GOAL_MS + quiet }
+    if (best === undefined || measured.budget - measured.slowest > best.budget - best.slowest) best = measured
   }
-  return best
+  return best!
 }
 
 /** Measurements go to the log: the report quotes them. */
-const report = (name: string | undefined, stats: { slowest: number; median: number; probes: number }) =>
-  console.log(`[stall] ${name}: ${stats.probes} tools/list probes, median ${stats.median.toFixed(1)} ms, slowest ${stats.slowest.toFixed(1)} ms`)
+const report = (name: string | undefined, stats: { slowest: number; median: number; probes: number; quiet: number; budget: number }) =>
+  console.log(
+    `[stall] ${name}: ${stats.probes} tools/list probes, median ${stats.median.toFixed(1)} ms, slowest ${stats.slowest.toFixed(1)} ms ` +
+      `(quiet slowest ${stats.quiet.toFixed(1)} ms, budget ${stats.budget.toFixed(1)} ms)`
+  )
 
 /** A JSON object of about `bytes` bytes: nested records of many keys, no field named `absent*`. */
 const bigArguments = (bytes: number) => {
@@ -121,7 +153,7 @@ describe("no single request freezes the daemon", () => {
     expect(answer.status).toBe(401)
     expect(answer.json.error.code).toBe(-33009)
     report(expect.getState().currentTestName, stats)
-    expect(stats.slowest).toBeLessThan(100)
+    expect(stats.slowest).toBeLessThan(stats.budget)
   }, 30_000)
 
   it("JSON nested deeper than 64 levels is -32600 with a clear message, checked before parsing", async () => {
@@ -139,7 +171,7 @@ describe("no single request freezes the daemon", () => {
     expect(answer.json.error.code).toBe(-32600)
     expect(answer.json.error.message).toContain("deeper than 64")
     report(expect.getState().currentTestName, stats)
-    expect(stats.slowest).toBeLessThan(100)
+    expect(stats.slowest).toBeLessThan(stats.budget)
   }, 30_000)
 
   it("Mcp-Param-* headers are bounded: more than 32 is -32020, and 32 against a 2 MB object cost one bounded search", async () => {
@@ -160,12 +192,12 @@ describe("no single request freezes the daemon", () => {
     const matching = await underAttack(fromWorker(body, headers(32)))
     expect(matching.answer.status).toBe(200)
     report(expect.getState().currentTestName, matching)
-    expect(matching.slowest).toBeLessThan(100)
+    expect(matching.slowest).toBeLessThan(matching.budget)
     const absent = await underAttack(fromWorker(body, headers(32, "absent")))
     expect(absent.answer.json.error.code).toBe(-32020)
     expect(absent.answer.json.error.message).toContain("members of the body")
     report(`${expect.getState().currentTestName} (absent fields)`, absent)
-    expect(absent.slowest).toBeLessThan(100)
+    expect(absent.slowest).toBeLessThan(absent.budget)
   }, 30_000)
 
   it("a field beyond the search bound is named as such, not as 'names no value'", () => {
@@ -190,7 +222,7 @@ describe("no single request freezes the daemon", () => {
     const { answer, ...stats } = await underAttack(fromWorker(body, authed("tools/list")))
     expect(answer.status).toBe(200)
     report(expect.getState().currentTestName, stats)
-    expect(stats.slowest).toBeLessThan(100)
+    expect(stats.slowest).toBeLessThan(stats.budget)
   }, 30_000)
 })
 
