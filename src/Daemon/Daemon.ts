@@ -20,6 +20,7 @@ import * as Option from "effect/Option"
 import { InFlight } from "../Cancellation/InFlight.ts"
 import { ConnectionStore } from "../Driver/ConnectionStore.ts"
 import { Driver } from "../Driver/Driver.ts"
+import * as WeaviateHttp from "../Driver/WeaviateHttp.ts"
 import { Authenticator } from "../Mcp/Authenticator.ts"
 import { BridgeToken, type Options as BridgeTokenOptions } from "../Mcp/BridgeToken.ts"
 import * as Catalogue from "../Mcp/Catalogue.ts"
@@ -109,7 +110,11 @@ export const layer = (options: DaemonOptions): Layer.Layer<HttpTransport.BoundAd
     BridgeToken.layer(options.bridgeToken),
     InFlight.layer,
     LegacySessions.layer,
-    Layer.succeed(DaemonSettings, settings)
+    Layer.succeed(DaemonSettings, settings),
+    Layer.succeed(WeaviateHttp.Timeouts, {
+      healthMs: settings.healthTimeoutSeconds * 1000,
+      schemaMs: settings.schemaTimeoutSeconds * 1000
+    })
   )
   const authenticator = (settings.auth === "tokens" ? Authenticator.layerTokens : Authenticator.layerAnonymous).pipe(
     Layer.provide(RateLimiter.layer({ requestsPerSecond: settings.rateLimit, authFailuresPerMinute: settings.authLockout }))

@@ -44,6 +44,10 @@ export const ServeSettings = Config.all({
   allowedOrigins: Config.array(Config.string(), "allowedOrigins").pipe(Config.withDefault(DEFAULT_ALLOWED_ORIGINS)),
   rateLimit: Config.integer("rateLimit").pipe(Config.validate({ message: "must be 0 or more", validation: (n) => n >= 0 }), Config.withDefault(50)),
   authLockout: Config.integer("authLockout").pipe(Config.validate({ message: "must be 0 or more", validation: (n) => n >= 0 }), Config.withDefault(10)),
+  /** Seconds a database health check may take (`get_connection_status`, connecting); `0` = no limit. */
+  healthTimeoutSeconds: Config.integer("healthTimeoutSeconds").pipe(Config.validate({ message: "must be 0 or more", validation: (n) => n >= 0 }), Config.withDefault(10)),
+  /** Seconds a schema read may take (resource reads, completions, describe); `0` = no limit. */
+  schemaTimeoutSeconds: Config.integer("schemaTimeoutSeconds").pipe(Config.validate({ message: "must be 0 or more", validation: (n) => n >= 0 }), Config.withDefault(15)),
   logLevel: literal("logLevel", "all", "trace", "debug", "info", "warning", "error", "fatal", "none").pipe(Config.withDefault("info" as const)),
   logFormat: literal("logFormat", "text", "json").pipe(Config.withDefault("text" as const))
 })

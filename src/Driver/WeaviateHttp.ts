@@ -21,6 +21,7 @@
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
@@ -50,6 +51,35 @@ export interface Request {
   readonly query?: Readonly<Record<string, string | undefined>>
   /** A JSON value (serialised) or raw text (sent as is, as JSON). */
   readonly body?: { readonly json: unknown } | { readonly text: string }
+  /** Give up after this long (milliseconds); default from `Timeouts` for health checks and schema reads. */
+  readonly timeoutMs?: number
+}
+
+/**
+ * Default time-outs of the calls that have no time-out of their own: a hung database must not hold
+ * a caller (and its connection slot on the endpoint) forever. A time-out fails with
+ * `ConnectionFailed` whose `code` is `TIMEOUT`. Provide another value to change them (`0` = none).
+ *
+ * @category config
+ */
+export class Timeouts extends Context.Reference<Timeouts>()("weaviate-mcp/WeaviateHttp/Timeouts", {
+  defaultValue: () => ({
+    /** `GET /v1/meta`, the health check. */
+    healthMs: 10_000,
+    /** `GET /v1/schema…`: schema reads, which completions and resource reads also use. */
+    schemaMs: 15_000
+  })
+}) {}
+
+/** The code of `ConnectionFailed` for a call that got no answer in time. @category constants */
+export const TIMEOUT_CODE = "TIMEOUT"
+
+const defaultTimeout = (req: Request, timeouts: Timeouts["Type"]): number => {
+  if (req.timeoutMs !== undefined) return req.timeoutMs
+  if (req.method !== "GET") return 0
+  if (req.path === "/v1/meta") return timeouts.healthMs
+  if (req.path === "/v1/schema" || req.path.startsWith("/v1/schema/")) return timeouts.schemaMs
+  return 0
 }
 
 /** A response with any status (401 and 403 are already turned into `AuthenticationFailed`). @category models */
@@ -166,6 +196,7 @@ export const make = (
   Effect.gen(function*() {
     const apiKey = yield* resolveApiKey(connection, options.env)
     const tls = yield* tlsOptions(connection)
+    const timeouts = yield* Timeouts
     const agent = yield* Effect.acquireRelease(
       Effect.sync(() => new Agent({ connect: { ...tls, timeout: 10_000 } })),
       (agent) => Effect.promise(() => agent.destroy().catch(() => undefined))
@@ -187,7 +218,8 @@ export const make = (
         const text = "json" in req.body ? JSON.stringify(req.body.json) : req.body.text
         httpRequest = HttpClientRequest.bodyText(httpRequest, text, "application/json")
       }
-      return client.execute(httpRequest).pipe(
+      const timeoutMs = defaultTimeout(req, timeouts)
+      const exchange = client.execute(httpRequest).pipe(
         Effect.flatMap((response) =>
           Effect.map(response.text, (raw): Response => {
             // Servers may echo a rejected key: it never leaves this module.
@@ -196,7 +228,19 @@ export const make = (
             return { status: response.status, contentType, text, json: parseJson(text) }
           })
         ),
-        Effect.mapError((error) => transportFailure(connection, error, scrub)),
+        Effect.mapError((error) => transportFailure(connection, error, scrub))
+      )
+      // Interrupting the exchange aborts the HTTP request.
+      return (timeoutMs > 0
+        ? Effect.timeoutFail(exchange, {
+          duration: timeoutMs,
+          onTimeout: () =>
+            new ConnectionFailed({
+              reason: `${connection.host}:${connection.port} did not answer ${req.method} ${req.path} within ${timeoutMs / 1000} s (time-out)`,
+              code: TIMEOUT_CODE
+            })
+        })
+        : exchange).pipe(
         Effect.flatMap((response) =>
           response.status === 401 || response.status === 403
             ? Effect.fail(authFailure(connection, response, scrub))

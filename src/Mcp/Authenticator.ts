@@ -8,10 +8,11 @@
  * | unknown, malformed or revoked token | -33009 | `Bearer realm="weaviate-mcp", error="invalid_token"` |
  * | expired token | -33008 | `Bearer realm="weaviate-mcp", error="invalid_token", error_description="token expired"` |
  *
- * A presented token that fails counts towards its address's lockout (a missing one does not: it
- * cannot be a guess, and clients probe without a token to discover that auth is needed). While an
- * address is locked out, requests from it without a valid token are answered -33010; a valid token
- * still passes, because every local client shares 127.0.0.1 and one misconfigured client must not
+ * A presented token that is unknown (or revoked) counts towards its address's lockout: those are
+ * the guesses the lockout is for. A missing token cannot be a guess (clients probe without a token to
+ * discover that auth is needed) and an expired one is a known token: during a lockout they still get
+ * their `-33009` challenge and `-33008`. While an address is locked out, requests from it with an
+ * unknown token are answered -33010; a valid token still passes, because every local client shares 127.0.0.1 and one misconfigured client must not
  * lock the others out (256-bit tokens make guessing hopeless regardless). An authenticated principal
  * then takes one request from its rate bucket.
  *
@@ -60,15 +61,24 @@ export const expiredToken = (): TokenExpired =>
     headers: { "www-authenticate": `Bearer realm="${REALM}", error="invalid_token", error_description="token expired"` }
   })
 
+// RFC 6750 §2.1: `Bearer` 1*SP b64token, and nothing else.
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*)$/i
+
 /**
- * The bearer token of an `Authorization` header; `none` for no header, another scheme (RFC 6750 §3.1:
- * answered without an error code) or an empty token.
+ * The bearer token of an `Authorization` header, parsed exactly per RFC 6750 §2.1
+ * (`Bearer <b64token>`, the scheme case-insensitive); `none` for no header, another scheme (RFC 6750
+ * §3.1: answered without an error code), an empty or malformed token, or anything around it
+ * (`Basic x Bearer <tok>`, `Bearer <tok> extra`): no bearer token was sent.
  *
  * @category parsing
  */
 export const bearerToken = (authorization: string | undefined): Option.Option<string> => {
   if (authorization === undefined) return Option.none()
-  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization)
+  const value = authorization.trim()
+  const space = value.indexOf(" ")
+  // Another scheme is refused by name, before its credentials are looked at.
+  if (space === -1 || value.slice(0, space).toLowerCase() !== "bearer") return Option.none()
+  const match = BEARER.exec(value)
   return match === null ? Option.none() : Option.some(match[1]!)
 }
 
@@ -104,13 +114,11 @@ export class Authenticator extends Context.Tag("weaviate-mcp/Authenticator")<Aut
     // call (measured ≈ 55 µs, a fifth of a `tools/list`); failures still carry their own traces.
     const authenticate = Effect.fnUntraced(function*(credentials: Credentials) {
       const token = bearerToken(credentials.authorization)
-      if (Option.isNone(token)) {
-        yield* limiter.checkLockout(credentials.remoteAddress)
-        return yield* missingToken()
-      }
+      if (Option.isNone(token)) return yield* missingToken()
       const principal = yield* resolve(token.value).pipe(
-        Effect.tapError(() =>
-          Effect.zipRight(
+        Effect.tapError((error) =>
+          // Only an unknown (or revoked) token is a guess: an expired one is answered as such.
+          error._tag === "TokenExpired" ? Effect.void : Effect.zipRight(
             limiter.checkLockout(credentials.remoteAddress),
             limiter.recordAuthFailure(credentials.remoteAddress)
           )

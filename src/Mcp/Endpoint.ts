@@ -5,9 +5,11 @@
  * 1. transport rules: `/mcp` only (else 404); `Host` names a loopback host and the port the
  *    connection arrived on (else 403 `forbidden_host`); a present `Origin` is allowed (else 403
  *    `forbidden_origin`); `OPTIONS` → 204 preflight; anything but `POST` → 405 `Allow: POST, OPTIONS`;
- * 2. the envelope: JSON (`-32700`), one JSON-RPC request or notification (`-32600`: batches, responses,
- *    bad members); notifications are answered 202 (only `notifications/cancelled` acts);
- * 3. authentication (`Authenticator`, which also takes the request from the principal's rate bucket);
+ * 2. the envelope: JSON (`-32700`; nesting beyond 64 levels `-32600`; large bodies parsed in slices),
+ *    one JSON-RPC request or notification (`-32600`: batches, responses, bad members); notifications are answered 202 (only `notifications/cancelled` acts);
+ * 3. authentication (`Authenticator`, which also takes the request from the principal's rate bucket),
+ *    done from the headers before the body is read (`admit`): without a valid token at most 64 KB of
+ *    the body is read, so a large body is never parsed;
  * 4. the era (decision 6): modern requests have their `_meta` (`-32602`, `-32022`) and headers
  *    (`-32020`) validated; legacy requests other than `initialize` need their session (`-33001`);
  * 5. the method (`-32601`, HTTP 404, also for the other era's methods) and its scopes (`-33007`);
@@ -59,6 +61,7 @@ import * as Dispatcher from "./Dispatcher.ts"
 import * as Eras from "./Eras.ts"
 import * as HeaderValidation from "./HeaderValidation.ts"
 import * as HttpTransport from "./HttpTransport.ts"
+import * as JsonBody from "./JsonBody.ts"
 import { LegacySessions } from "./LegacySessions.ts"
 import { Pagination } from "./Pagination.ts"
 import { CurrentPrincipal, type Principal } from "./Principal.ts"
@@ -69,7 +72,23 @@ import * as Subscriptions from "./Subscriptions.ts"
 export interface Options {
   /** Browser origins allowed to call (CORS); every other present `Origin` gets 403. */
   readonly allowedOrigins: ReadonlyArray<string>
+  /** Open `subscriptions/listen` streams per principal (default `MAX_LISTEN_STREAMS`). */
+  readonly maxListenStreams?: number | undefined
 }
+
+/** Deepest JSON nesting of a request body. @category constants */
+export const MAX_JSON_DEPTH = 64
+
+/** Open `subscriptions/listen` streams per principal by default (the transport has 64 slots). @category constants */
+export const MAX_LISTEN_STREAMS = 8
+
+/**
+ * Most of a body read for a request that is refused from its headers (bad token, forbidden host,
+ * wrong method): enough to echo a request id or answer a notification, never a large body.
+ *
+ * @category constants
+ */
+export const REFUSED_BODY_BYTES = 64 * 1024
 
 /** The session header of the legacy era. @category constants */
 export const SESSION_HEADER = "mcp-session-id"
@@ -280,6 +299,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     pagination
   })
   const allowedOrigins: ReadonlySet<string> = new Set(options.allowedOrigins)
+  const listenSlots = Subscriptions.slots(options.maxListenStreams ?? MAX_LISTEN_STREAMS)
   const shortMeta = { [McpWire.META_SERVER_INFO]: Discovery.serverInfo }
   const discoverResult = {
     ...Discovery.discoverPayload(instance.instanceId),
@@ -442,6 +462,9 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     const decoded = decodeListen(scope.params)
     if (Either.isLeft(decoded)) return Effect.succeed(errorResponse(scope.id, new InvalidParams({ message: "Invalid params for subscriptions/listen: notifications is required" })))
     const { id, principal, request } = scope
+    // One token cannot hold every connection slot with streams.
+    const release = listenSlots.acquire(principal.id)
+    if (release === undefined) return Effect.succeed(errorResponse(id, Subscriptions.tooManyStreams(listenSlots.max)))
     const agreed = Subscriptions.agree(decoded.right.notifications)
     const endMeta = { [McpWire.META_SUBSCRIPTION_ID]: id, [McpWire.META_SERVER_INFO]: Discovery.serverInfo }
     return Effect.succeed(eventStream(
@@ -466,7 +489,8 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
           { deadline: false }
         ).pipe(
           // The graceful end of a subscription is its result, sent when the server tears it down.
-          (work) => Effect.raceFirst(work, request.shutdown)
+          (work) => Effect.raceFirst(work, request.shutdown),
+          Effect.ensuring(Effect.sync(release))
         ),
       () => ({ resultType: "complete", _meta: endMeta })
     ))
@@ -474,6 +498,8 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
 
   const modern = (scope: Received): Effect.Effect<HttpTransport.HttpResponse> => {
     const { id, meta, method, params, request } = scope
+    const versionCopy = HeaderValidation.checkVersionCopy(request.headers, meta?.[McpWire.META_PROTOCOL_VERSION])
+    if (Either.isLeft(versionCopy)) return Effect.succeed(errorResponse(id, versionCopy.left))
     const validated = Eras.validateModernMeta(meta)
     if (Either.isLeft(validated)) return Effect.succeed(errorResponse(id, validated.left))
     const declared = validated.right
@@ -537,6 +563,19 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     )
   }
 
+  // ----- Authentication, from the headers -----
+
+  type AuthenticationError = Effect.Effect.Error<ReturnType<typeof authenticator.authenticate>>
+
+  const authenticate = (head: HttpTransport.RequestHead) =>
+    Effect.either(authenticator.authenticate({ authorization: head.headers.authorization, remoteAddress: head.remoteAddress }))
+
+  /** The outcome of `admit`: authentication runs once per request, from the headers, before the body is read. */
+  const authenticated = (request: HttpTransport.HttpRequest): Effect.Effect<Principal, AuthenticationError> =>
+    Either.isEither(request.admitted)
+      ? request.admitted as Either.Either<Principal, AuthenticationError>
+      : authenticator.authenticate({ authorization: request.headers.authorization, remoteAddress: request.remoteAddress })
+
   // ----- Notifications -----
 
   const notification = (request: HttpTransport.HttpRequest, message: JsonRpc.Message): Effect.Effect<HttpTransport.HttpResponse> => {
@@ -544,7 +583,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     const params = decodeCancelled(message.params)
     if (Option.isNone(params)) return Effect.succeed(accepted)
     // Only the principal that sent the request may cancel it; any failure still answers 202.
-    return authenticator.authenticate({ authorization: request.headers.authorization, remoteAddress: request.remoteAddress }).pipe(
+    return authenticated(request).pipe(
       Effect.flatMap((principal) =>
         inFlight.cancel({ principalId: principal.id, requestId: params.value.requestId }, params.value.reason)
       ),
@@ -559,12 +598,28 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     if (request.isShuttingDown()) {
       return Effect.succeed(errorResponse(idOfBody(request.body), unavailable(), { connection: "close" }))
     }
-    let body: unknown
-    try {
-      body = JSON.parse(request.body)
-    } catch {
-      return Effect.succeed(errorResponse(null, new ParseError({ message: "Parse error: the body is not JSON" })))
+    // A small body is parsed at once; a large one in slices, so that other clients are answered meanwhile.
+    const small = JsonBody.parseSmall(request.body, MAX_JSON_DEPTH)
+    if (small !== undefined) return parsed(request, small)
+    return Effect.flatMap(
+      Effect.match(JsonBody.parse(request.body, MAX_JSON_DEPTH), { onFailure: (failure) => failure, onSuccess: (value) => ({ value }) }),
+      (outcome) => parsed(request, outcome)
+    )
+  }
+
+  const parsed = (
+    request: HttpTransport.HttpRequest,
+    outcome: { readonly value: unknown } | JsonBody.Failure
+  ): Effect.Effect<HttpTransport.HttpResponse> => {
+    if (!("value" in outcome)) {
+      return Effect.succeed(errorResponse(
+        null,
+        outcome._tag === "TooDeep"
+          ? new InvalidRequest({ message: `Invalid request: the JSON nests deeper than ${outcome.max} levels` })
+          : new ParseError({ message: "Parse error: the body is not JSON" })
+      ))
     }
+    const body = outcome.value
     if (Array.isArray(body)) {
       return Effect.succeed(errorResponse(null, new InvalidRequest({ message: "Invalid request: batches are not supported" })))
     }
@@ -580,7 +635,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     const id = message.id
     const params = message.params ?? {}
     const meta = isObject(params._meta) ? params._meta : undefined
-    return authenticator.authenticate({ authorization: request.headers.authorization, remoteAddress: request.remoteAddress }).pipe(
+    return authenticated(request).pipe(
       Effect.matchEffect({
         onFailure: (error) => Effect.succeed(errorResponse(id, error)),
         onSuccess: (principal) => {
@@ -594,27 +649,57 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     )
   }
 
-  const handle = (request: HttpTransport.HttpRequest): Effect.Effect<HttpTransport.HttpResponse> => {
-    if (request.path !== "/mcp") return Effect.succeed(notFound)
-    if (!isAllowedHost(request.headers.host, request.localPort)) {
-      return Effect.succeed(forbidden("forbidden_host", idOfBody(request.body)))
-    }
-    const origin = request.headers.origin
-    if (origin !== undefined && !allowedOrigins.has(origin)) {
-      return Effect.succeed(forbidden("forbidden_origin", idOfBody(request.body)))
-    }
-    if (request.method === "OPTIONS") return Effect.succeed(preflight(origin, request.headers["access-control-request-headers"]))
-    if (request.method !== "POST") return Effect.succeed(methodNotAllowed)
-    if (origin === undefined) return post(request)
-    return Effect.map(post(request), (response) => ({
+  /** The answer a request gets from its head alone (path, Host, Origin, method), if any. */
+  const headAnswer = (head: HttpTransport.RequestHead, id: () => JsonRpc.RequestId | null): HttpTransport.HttpResponse | undefined => {
+    if (head.path !== "/mcp") return notFound
+    if (!isAllowedHost(head.headers.host, head.localPort)) return forbidden("forbidden_host", id())
+    const origin = head.headers.origin
+    if (origin !== undefined && !allowedOrigins.has(origin)) return forbidden("forbidden_origin", id())
+    if (head.method === "OPTIONS") return preflight(origin, head.headers["access-control-request-headers"])
+    if (head.method !== "POST") return methodNotAllowed
+    return undefined
+  }
+
+  const withCors = (origin: string | undefined, response: HttpTransport.HttpResponse): HttpTransport.HttpResponse =>
+    origin === undefined || !allowedOrigins.has(origin) ? response : {
       ...response,
       headers: { ...response.headers, "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED_HEADERS, vary: "Origin" }
-    }))
+    }
+
+  /**
+   * Before the body is read: a request refused from its head reads at most `REFUSED_BODY_BYTES` (for
+   * the id it echoes); a POST is authenticated here, and without a valid token the same cap holds, so
+   * a large body is answered with the challenge and never parsed.
+   */
+  const admit = (head: HttpTransport.RequestHead): Effect.Effect<HttpTransport.Admission> => {
+    const refused = headAnswer(head, () => null)
+    if (refused !== undefined) {
+      return Effect.succeed({ _tag: "Admit", value: undefined, bodyCap: { bytes: REFUSED_BODY_BYTES, response: refused } })
+    }
+    return Effect.map(authenticate(head), (outcome): HttpTransport.Admission =>
+      Either.isRight(outcome)
+        ? { _tag: "Admit", value: outcome }
+        : {
+          _tag: "Admit",
+          value: outcome,
+          bodyCap: { bytes: REFUSED_BODY_BYTES, response: withCors(head.headers.origin, errorResponse(null, outcome.left)) }
+        })
+  }
+
+  const handle = (request: HttpTransport.HttpRequest): Effect.Effect<HttpTransport.HttpResponse> => {
+    const refused = headAnswer(request, () => idOfBody(request.body))
+    if (refused !== undefined) return Effect.succeed(refused)
+    const origin = request.headers.origin
+    if (origin === undefined) return post(request)
+    return Effect.map(post(request), (response) => withCors(origin, response))
   }
 
   return HttpTransport.HttpHandler.of({
     handle,
-    tooLarge: () => errorResponse(null, new PayloadTooLarge({ message: "Payload too large: the body cap is 10 MB" }))
+    admit,
+    decorate: (head, response) => withCors(head.headers.origin, response),
+    // Errors carry the CORS headers too: a browser client must be able to read them.
+    tooLarge: (head) => withCors(head.headers.origin, errorResponse(null, new PayloadTooLarge({ message: "Payload too large: the body cap is 10 MB" })))
   })
 })
 

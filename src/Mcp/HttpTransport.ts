@@ -8,9 +8,21 @@
  * its own only when it needs one (see `respond` in `make`).
  *
  * The transport owns the limits that live at the socket: body cap (413 as a real response),
- * request-header size, concurrent connections, idle time-out, client disconnect (interrupts the
- * request fiber) and shutdown (every request fiber still running is tracked in a FiberSet and
- * interrupted, so a SIGINT never waits for open streams).
+ * request-header size and time-out, concurrent connections, idle time-out, client disconnect
+ * (interrupts the request fiber) and shutdown (every request fiber still running is tracked in a
+ * FiberSet and interrupted, so a SIGINT never waits for open streams).
+ *
+ * Against hostile local callers (any process can reach 127.0.0.1):
+ * - headers must complete within `headersTimeoutMs` (node answers 408);
+ * - a body that stops arriving is answered 408 after `idleTimeoutMs` of silence, and a connection
+ *   that sends nothing is closed after it;
+ * - at the connection limit a connection without a request in progress (never used, or an idle
+ *   keep-alive one) is recycled for the newcomer, oldest first; when every slot serves a request
+ *   the newcomer gets a real `503` (`-33000`, `Retry-After`) instead of a reset;
+ * - the handler's `admit` sees the headers before the body is read, and may refuse at once or cap
+ *   the body it is willing to read (authentication happens there, so a request without a valid token
+ *   never has a large body parsed);
+ * - a request with more than one `Host` header is refused with 400.
  *
  * @since 0.1.0
  */
@@ -27,6 +39,7 @@ import * as Runtime from "effect/Runtime"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as NodeHttp from "node:http"
+import { StringDecoder } from "node:string_decoder"
 import type * as NodeNet from "node:net"
 
 // ===== Models =====
@@ -46,6 +59,8 @@ export interface HttpRequest {
   readonly remoteAddress: string
   /** The local port the connection arrived on: the bound port (the handler is built before it is known). */
   readonly localPort: number
+  /** What the handler's `admit` returned for this request (`undefined` without `admit`). */
+  readonly admitted: unknown
   /** Whether the server has begun to shut down (for requests that arrive during the grace period). */
   readonly isShuttingDown: () => boolean
   /** Completes when the server begins to shut down: answer what you can, quickly. */
@@ -90,6 +105,25 @@ export const json = (status: number, value: unknown, headers: Readonly<Record<st
   body: JSON.stringify(value)
 })
 
+/** A request before its body is read. @category models */
+export type RequestHead = Omit<HttpRequest, "body" | "admitted" | "clientGone">
+
+/**
+ * What the handler decides from the headers alone: refuse at once (the body is never read and the
+ * connection is closed), or go on, with a value handed to `handle` as `admitted` and optionally a
+ * smaller body cap whose excess is answered with `response` (for requests that will be refused
+ * anyway, so that their body is not read beyond what the refusal needs).
+ *
+ * @category models
+ */
+export type Admission =
+  | { readonly _tag: "Refuse"; readonly response: HttpResponse }
+  | {
+    readonly _tag: "Admit"
+    readonly value: unknown
+    readonly bodyCap?: { readonly bytes: number; readonly response: HttpResponse } | undefined
+  }
+
 /**
  * What answers requests. The handler must not fail; every failure is already a response.
  *
@@ -98,7 +132,11 @@ export const json = (status: number, value: unknown, headers: Readonly<Record<st
 export class HttpHandler extends Context.Tag("weaviate-mcp/HttpHandler")<HttpHandler, {
   readonly handle: (request: HttpRequest) => Effect.Effect<HttpResponse>
   /** The response to a body above the cap, sent before the body is read (no reset). */
-  readonly tooLarge: (request: Omit<HttpRequest, "body">) => HttpResponse
+  readonly tooLarge: (request: RequestHead) => HttpResponse
+  /** Runs on the headers before the body is read. */
+  readonly admit?: ((request: RequestHead) => Effect.Effect<Admission>) | undefined
+  /** Adds what every answer to this request needs (e.g. CORS headers) to the transport's own refusals. */
+  readonly decorate?: ((request: RequestHead, response: HttpResponse) => HttpResponse) | undefined
 }>() {}
 
 /**
@@ -110,7 +148,10 @@ export interface Limits {
   readonly maxBodyBytes: number
   readonly maxHeaderBytes: number
   readonly maxConnections: number
+  /** Silence allowed before a request's headers complete, and (in other phases) before anything more arrives. */
   readonly idleTimeoutMs: number
+  /** Time allowed for a request's headers to arrive completely. */
+  readonly headersTimeoutMs: number
   /** How long shutdown waits for handlers to answer before it cuts connections. */
   readonly shutdownGraceMs: number
 }
@@ -121,6 +162,7 @@ export const defaultLimits: Limits = {
   maxHeaderBytes: 16 * 1024,
   maxConnections: 64,
   idleTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
   shutdownGraceMs: 300
 }
 
@@ -198,17 +240,30 @@ const lowerHeaders = (incoming: NodeHttp.IncomingHttpHeaders): Record<string, st
 const readBody = (
   req: NodeHttp.IncomingMessage,
   max: number,
+  idleMs: number,
   onBody: (body: string | undefined) => void,
-  onError: (error: Error) => void
+  onError: (error: Error) => void,
+  onIdle: () => void
 ) => {
-  const chunks: Array<Buffer> = []
+  // Decoded chunk by chunk as it arrives: a 10 MB body is not decoded in one block of the event loop.
+  const decoder = new StringDecoder("utf8")
+  const parts: Array<string> = []
   let size = 0
+  // Silence while the body is due is idle time like any other: answered 408, not held for node's
+  // whole-request time-out.
+  const idle = setTimeout(() => {
+    finish()
+    onIdle()
+  }, idleMs)
+  idle.unref()
   const finish = () => {
+    clearTimeout(idle)
     req.off("data", onData)
     req.off("end", onEnd)
     req.off("error", onFailure)
   }
   const onData = (chunk: Buffer) => {
+    idle.refresh()
     size += chunk.length
     if (size > max) {
       finish()
@@ -216,11 +271,13 @@ const readBody = (
       onBody(undefined)
       return
     }
-    chunks.push(chunk)
+    parts.push(decoder.write(chunk))
   }
   const onEnd = () => {
     finish()
-    onBody(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"))
+    const tail = decoder.end()
+    if (tail.length > 0) parts.push(tail)
+    onBody(parts.length === 1 ? parts[0]! : parts.join(""))
   }
   const onFailure = (error: Error) => {
     finish()
@@ -290,6 +347,25 @@ const writeInternalError = (res: NodeHttp.ServerResponse) => {
   } else if (!res.writableEnded) res.destroy()
 }
 
+const admitAll: Admission = { _tag: "Admit", value: undefined }
+
+const rpcError = (status: number, code: number, message: string, headers: Readonly<Record<string, string>> = {}): HttpResponse =>
+  json(status, { jsonrpc: "2.0", id: null, error: { code, message } }, headers)
+
+const serviceUnavailable = rpcError(503, -33000, "Service unavailable: every connection slot is serving a request; retry shortly", { "retry-after": "1" })
+const duplicateHost = rpcError(400, -32600, "Bad request: more than one Host header")
+const requestTimeout = rpcError(408, -32600, "Request time-out: the request body stopped arriving")
+
+/** How many `Host` headers a request carries (node keeps only the first in `headers`). */
+const hostHeaders = (raw: ReadonlyArray<string>): number => {
+  let count = 0
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!
+    if (name.length === 4 && name.toLowerCase() === "host") count++
+  }
+  return count
+}
+
 /**
  * Completes when the client closed the connection before the response ended. Built when a handler
  * asks for it (none does on the hot path), not for every request.
@@ -318,6 +394,7 @@ class IncomingRequest implements HttpRequest {
     readonly body: string,
     readonly remoteAddress: string,
     readonly localPort: number,
+    readonly admitted: unknown,
     readonly isShuttingDown: () => boolean,
     readonly shutdown: Effect.Effect<void>,
     private readonly res: NodeHttp.ServerResponse
@@ -346,21 +423,57 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
   const shutdownSignal = yield* Deferred.make<void>()
   let shuttingDown = false
   const isShuttingDown = () => shuttingDown
+  // Connections holding a slot, oldest first (a Set iterates in insertion order).
   const sockets = new Set<NodeNet.Socket>()
   const started = new WeakSet<NodeNet.Socket>()
+  // Requests in progress per connection: a connection without one can be recycled at the limit.
+  const active = new WeakMap<NodeNet.Socket, number>()
+  // Connections over the limit that no slot could be recycled for: answered 503 on their first request.
+  const overflow = new Set<NodeNet.Socket>()
 
   const server = NodeHttp.createServer({
     maxHeaderSize: limits.maxHeaderBytes,
     keepAliveTimeout: limits.idleTimeoutMs,
-    headersTimeout: limits.idleTimeoutMs,
-    requestTimeout: limits.idleTimeoutMs * 2,
+    headersTimeout: limits.headersTimeoutMs,
+    // The whole request (headers and body) within twice the idle time: a body trickled a byte at a
+    // time is still bounded.
+    requestTimeout: Math.max(limits.idleTimeoutMs * 2, limits.headersTimeoutMs),
     // Node checks header/request time-outs on this interval (default 30 s): without it a silent
-    // connection could live twice the idle time-out.
-    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(limits.idleTimeoutMs / 2))),
+    // connection could live twice its time-out.
+    connectionsCheckingInterval: Math.min(1000, Math.max(50, Math.floor(Math.min(limits.idleTimeoutMs, limits.headersTimeoutMs) / 4))),
     noDelay: true
   })
-  server.maxConnections = limits.maxConnections
+
+  /** A connection without a request in progress, to give its slot to a newcomer: never used first, then idle keep-alive. */
+  const recyclable = (): NodeNet.Socket | undefined => {
+    let idleKeepAlive: NodeNet.Socket | undefined
+    for (const socket of sockets) {
+      if ((active.get(socket) ?? 0) > 0) continue
+      if (!started.has(socket)) return socket
+      idleKeepAlive ??= socket
+    }
+    return idleKeepAlive
+  }
+
   server.on("connection", (socket: NodeNet.Socket) => {
+    if (sockets.size >= limits.maxConnections) {
+      const victim = recyclable()
+      if (victim !== undefined) {
+        sockets.delete(victim)
+        victim.destroy()
+      } else if (overflow.size >= limits.maxConnections) {
+        // Even the refusals are bounded: past one refusal per slot, the connection is dropped.
+        return void socket.destroy()
+      } else {
+        overflow.add(socket)
+        socket.once("close", () => overflow.delete(socket))
+        // Its request is answered at once; one that sends none is not kept.
+        const refuse = setTimeout(() => socket.destroy(), Math.min(limits.headersTimeoutMs, limits.idleTimeoutMs))
+        refuse.unref()
+        socket.once("close", () => clearTimeout(refuse))
+        return
+      }
+    }
     // A connection that never sends a request is idle too: node's own time-outs start with a request
     // (and keepAliveTimeout covers the time after a response), so close it ourselves.
     const idle = setTimeout(() => {
@@ -423,27 +536,45 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
       : void runFork(Effect.catchAllCause(writeStream(res, response), transportFailure(res)))
 
   const onRequest = (req: NodeHttp.IncomingMessage, res: NodeHttp.ServerResponse) => {
-    started.add(req.socket)
+    const socket = req.socket
+    started.add(socket)
     const url = req.url ?? "/"
     const queryAt = url.indexOf("?")
-    const request = (body: string) =>
+    const head: RequestHead = {
+      method: req.method ?? "GET",
+      path: queryAt === -1 ? url : url.slice(0, queryAt),
+      url,
+      headers: lowerHeaders(req.headers),
+      remoteAddress: socket.remoteAddress ?? "",
+      localPort: socket.localPort ?? 0,
+      isShuttingDown,
+      shutdown
+    }
+    const own = (response: HttpResponse) => handler.decorate === undefined ? response : handler.decorate(head, response)
+    if (overflow.has(socket)) return send(res, own(serviceUnavailable), true)
+    active.set(socket, (active.get(socket) ?? 0) + 1)
+    res.once("close", () => active.set(socket, (active.get(socket) ?? 1) - 1))
+    if (hostHeaders(req.rawHeaders) > 1) return send(res, own(duplicateHost), true)
+    const request = (body: string, admitted: unknown) =>
       new IncomingRequest(
-        req.method ?? "GET",
-        queryAt === -1 ? url : url.slice(0, queryAt),
+        head.method,
+        head.path,
         url,
-        lowerHeaders(req.headers),
+        head.headers,
         body,
-        req.socket.remoteAddress ?? "",
-        req.socket.localPort ?? 0,
+        head.remoteAddress,
+        head.localPort,
+        admitted,
         isShuttingDown,
         shutdown,
         res
       )
     const declared = Number(req.headers["content-length"] ?? "0")
+    const hasBody = req.headers["transfer-encoding"] !== undefined || declared !== 0
     if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
       // Answer before reading, and close: the client may still be sending.
       try {
-        return send(res, handler.tooLarge(request("")), true)
+        return send(res, handler.tooLarge(head), true)
       } catch (defect) {
         return void runFork(transportFailure(res)(Cause.die(defect)))
       }
@@ -461,27 +592,68 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
       if (settled()) doneReading()
     }
     res.once("close", onGone)
-    readBody(
-      req,
-      limits.maxBodyBytes,
-      (body) => {
-        if (!settled()) return
-        try {
-          if (body === undefined) send(res, handler.tooLarge(request("")), true)
-          else respond(res, request(body))
-        } catch (defect) {
-          // Outside a fiber a throw would escape into node's event loop: it is a defect like any other.
-          runFork(transportFailure(res)(Cause.die(defect)))
-        } finally {
-          doneReading()
-        }
-      },
-      (error) => {
-        if (!settled()) return
-        doneReading()
-        runFork(transportFailure(res)(Cause.fail(error)))
+    /** An answer that does not wait for the body: the connection is closed if one may still come. */
+    const refuse = (response: HttpResponse) => {
+      if (!settled()) return
+      doneReading()
+      try {
+        send(res, response, hasBody)
+      } catch (defect) {
+        runFork(transportFailure(res)(Cause.die(defect)))
       }
-    )
+    }
+    const read = (admission: Admission) => {
+      if (!pending) return
+      if (admission._tag === "Refuse") return refuse(admission.response)
+      const cap = admission.bodyCap
+      const max = cap === undefined ? limits.maxBodyBytes : Math.min(cap.bytes, limits.maxBodyBytes)
+      if (cap !== undefined && Number.isFinite(declared) && declared > max) return refuse(cap.response)
+      readBody(
+        req,
+        max,
+        limits.idleTimeoutMs,
+        (body) => {
+          if (!settled()) return
+          try {
+            if (body === undefined) send(res, cap !== undefined && cap.bytes < limits.maxBodyBytes ? cap.response : handler.tooLarge(head), true)
+            else respond(res, request(body, admission.value))
+          } catch (defect) {
+            // Outside a fiber a throw would escape into node's event loop: it is a defect like any other.
+            runFork(transportFailure(res)(Cause.die(defect)))
+          } finally {
+            doneReading()
+          }
+        },
+        (error) => {
+          if (!settled()) return
+          doneReading()
+          runFork(transportFailure(res)(Cause.fail(error)))
+        },
+        () => refuse(own(requestTimeout))
+      )
+    }
+    if (handler.admit === undefined) return read(admitAll)
+    let admit: Effect.Effect<Admission>
+    try {
+      admit = handler.admit(head)
+    } catch (defect) {
+      if (settled()) doneReading()
+      return void runFork(transportFailure(res)(Cause.die(defect)))
+    }
+    // As in `respond`: an outcome known already needs no fiber.
+    if (Exit.isExit(admit)) {
+      const exit = admit as Exit.Exit<Admission>
+      if (Exit.isSuccess(exit)) return read(exit.value)
+    }
+    const fiber = runFork(admit)
+    const settle = (exit: Exit.Exit<Admission>) => {
+      if (Exit.isSuccess(exit)) return read(exit.value)
+      if (settled()) doneReading()
+      if (!Exit.isInterrupted(exit)) runFork(transportFailure(res)(exit.cause))
+    }
+    const done = fiber.unsafePoll()
+    if (done !== null) return settle(done)
+    fiber.addObserver(settle)
   }
   server.on("request", onRequest)
 

@@ -9,7 +9,8 @@
  *
  * The endpoint runs the stream exempt from the handler deadline, ends it with a
  * `SubscriptionsListenResult` on shutdown, and with an error when a subscribed URI cannot be watched
- * (before any acknowledgement when it cannot be watched at all).
+ * (before any acknowledgement when it cannot be watched at all). Open streams are capped per principal
+ * (`slots`), so one token cannot hold every connection slot of the transport.
  *
  * @since 0.1.0
  */
@@ -23,13 +24,51 @@ import * as Runtime from "effect/Runtime"
 import * as Schedule from "effect/Schedule"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { McpError } from "../Schema/McpErrors.ts"
+import { type McpError, RateLimited } from "../Schema/McpErrors.ts"
 import { META_SUBSCRIPTION_ID } from "../Schema/McpWire.ts"
 import type * as Catalogue from "./Catalogue.ts"
 import * as Sse from "./Sse.ts"
 
 /** @category constants */
 export const KEEP_ALIVE: Duration.Duration = Duration.seconds(15)
+
+/** Open streams per principal, counted. @category models */
+export interface Slots {
+  readonly max: number
+  /** Takes a slot for the principal: the function that gives it back (idempotent), or `undefined` when all are taken. */
+  readonly acquire: (principalId: string) => (() => void) | undefined
+  readonly open: (principalId: string) => number
+}
+
+/** @category constructors */
+export const slots = (max: number): Slots => {
+  const open = new Map<string, number>()
+  return {
+    max,
+    open: (principalId) => open.get(principalId) ?? 0,
+    acquire: (principalId) => {
+      const count = open.get(principalId) ?? 0
+      if (count >= max) return undefined
+      open.set(principalId, count + 1)
+      let released = false
+      return () => {
+        if (released) return
+        released = true
+        const left = (open.get(principalId) ?? 1) - 1
+        if (left <= 0) open.delete(principalId)
+        else open.set(principalId, left)
+      }
+    }
+  }
+}
+
+/** The answer when a principal has all its streams open: `-33010` with `Retry-After`. @category errors */
+export const tooManyStreams = (max: number): RateLimited =>
+  new RateLimited({
+    message: `Too many open subscriptions/listen streams for this token (at most ${max}); close one first`,
+    data: { reason: "subscriptions", limit: max },
+    headers: { "retry-after": "1" }
+  })
 
 /** What a client may ask for (`params.notifications`). @category models */
 export interface Requested {

@@ -28,7 +28,10 @@ layer(H.layer({ authLockout: 3, rateLimit: 0 }))("authentication lockout per add
       assert.isTrue(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `Retry-After ${retryAfter}`)
 
       const noToken = yield* H.postModern("tools/list", {}, { token: "" })
-      assert.strictEqual(noToken.status, 429, "while locked out, anything without a valid token is refused")
+      assert.strictEqual(noToken.status, 401, "a request without a token is no guess: it still gets its challenge")
+      assert.strictEqual(noToken.json.error.code, -33009)
+      const guess = yield* H.postModern("tools/list", {}, { token: "wmcp_another_guess" })
+      assert.strictEqual(guess.status, 429, "while locked out, an unknown token is refused")
 
       const valid = yield* H.postModern("tools/list")
       assert.strictEqual(valid.status, 200, "a valid token still works: all local clients share 127.0.0.1")

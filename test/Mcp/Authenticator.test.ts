@@ -163,9 +163,9 @@ describe("Authenticator", () => {
         assert.instanceOf(locked, RateLimited)
         assert.strictEqual(locked.httpStatus, 429)
         assert.deepStrictEqual(locked.headers, { "retry-after": "60" })
-        // Without a token, from the locked address: still 429.
+        // Without a token, from the locked address: no guess, so its challenge as always.
         const missing = yield* Effect.flip(auth.authenticate({ authorization: undefined, remoteAddress: LOCAL }))
-        assert.strictEqual(missing.code, -33010)
+        assert.strictEqual(missing.code, -33009)
         // Another address is not locked out.
         const elsewhere = yield* Effect.flip(auth.authenticate({ ...bearer("bad"), remoteAddress: "::1" }))
         assert.strictEqual(elsewhere.code, -33009)
@@ -185,7 +185,7 @@ describe("Authenticator", () => {
         }
       }))
 
-    it.scoped("expired and revoked tokens count towards the lockout", () =>
+    it.scoped("revoked tokens count towards the lockout; an expired token does not and is answered -33008 during it", () =>
       Effect.gen(function*() {
         const { auth, store } = yield* setup({ authFailuresPerMinute: 2 })
         const expiring = yield* store.create({ name: "e", access: "readOnly", expiresAt: 1_000 })
@@ -194,7 +194,9 @@ describe("Authenticator", () => {
         yield* TestClock.adjust("1 second")
         assert.strictEqual((yield* Effect.flip(auth.authenticate(bearer(expiring.token)))).code, -33008)
         assert.strictEqual((yield* Effect.flip(auth.authenticate(bearer(revoked.token)))).code, -33009)
+        assert.strictEqual((yield* Effect.flip(auth.authenticate(bearer(revoked.token)))).code, -33009)
         assert.strictEqual((yield* Effect.flip(auth.authenticate(bearer(revoked.token)))).code, -33010)
+        assert.strictEqual((yield* Effect.flip(auth.authenticate(bearer(expiring.token)))).code, -33008)
       }))
 
     it.scoped("the per-principal rate applies after authentication, separately from the lockout", () =>

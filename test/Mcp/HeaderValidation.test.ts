@@ -23,9 +23,15 @@ describe("HeaderValidation", () => {
     assert.deepStrictEqual(HeaderValidation.decodeValue("plain value"), Either.right("plain value"))
   })
 
-  it("a malformed wrapper is refused", () => {
-    for (const raw of ["=?base64?YQ==", "=?base64?Y!Q=?=", "=?base64?YQ?=", "=?utf8?YQ==?=", "=?base64?/w==?="]) {
+  it("a complete wrapper with a bad payload is malformed", () => {
+    for (const raw of ["=?base64?Y!Q=?=", "=?base64?YQ?=", "=?base64?/w==?=", "=?base64?YQ==?=x?="]) {
       assert.isTrue(Either.isLeft(HeaderValidation.decodeValue(raw)), raw)
+    }
+  })
+
+  it("a value that only starts like a wrapper is a literal value, compared as is (the wrapper regex is anchored)", () => {
+    for (const raw of ["=?base64?YQ==", "=?base64?YQ==?=junk", "=?utf8?YQ==?=", "=?base64?"]) {
+      assert.deepStrictEqual(HeaderValidation.decodeValue(raw), Either.right(raw), raw)
     }
   })
 
@@ -71,6 +77,36 @@ describe("HeaderValidation", () => {
     assert.isTrue(Either.isRight(check({ "mcp-param-uri": "test://items/1" }, "resources/read", { uri: "test://items/1" })))
   })
 
+  it("for tools/call, Mcp-Param-name is compared with arguments.name, not params.name", () => {
+    const params = { name: "echo", arguments: { name: "from-arguments" } }
+    assert.isTrue(Either.isRight(check({ "mcp-param-name": "from-arguments" }, "tools/call", params)))
+    assert.isTrue(Either.isLeft(check({ "mcp-param-name": "echo" }, "tools/call", params)))
+    assert.isTrue(Either.isLeft(check({ "mcp-param-name": "echo" }, "tools/call", { name: "echo", arguments: {} })))
+  })
+
+  it("the field search descends into nested objects only, never into arrays or strings", () => {
+    const params = { name: "echo", arguments: { list: [{ inArray: "x" }], text: "{\"inString\":\"x\"}", nested: { inObject: "x" } } }
+    assert.isTrue(Either.isRight(check({ "mcp-param-inobject": "x" }, "tools/call", params)))
+    assert.isTrue(Either.isLeft(check({ "mcp-param-inarray": "x" }, "tools/call", params)))
+    assert.isTrue(Either.isLeft(check({ "mcp-param-instring": "x" }, "tools/call", params)))
+  })
+
+  it("the base64 wrapper regex is anchored: =?base64?YQ==?=junk is a literal value, not a wrapper", () => {
+    const params = (query: string) => ({ name: "echo", arguments: { query } })
+    assert.isTrue(Either.isRight(check({ "mcp-param-query": "=?base64?YQ==?=junk" }, "tools/call", params("=?base64?YQ==?=junk"))))
+    assert.isTrue(Either.isLeft(check({ "mcp-param-query": "=?base64?YQ==?=junk" }, "tools/call", params("a"))))
+    assert.isTrue(Either.isRight(check({ "mcp-param-query": "=?base64?YQ==" }, "tools/call", params("=?base64?YQ=="))))
+    assert.isTrue(Either.isRight(check({ "mcp-param-query": "=?base64?YQ==?=" }, "tools/call", params("a"))))
+  })
+
+  it("at most 32 Mcp-Param-* headers are checked; more is -32020", () => {
+    const headers = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`mcp-param-f${i}`, "x"]))
+    const args = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`f${i}`, "x"]))
+    assert.isTrue(Either.isRight(check(headers(32), "tools/call", { name: "echo", arguments: args })))
+    const many = check(headers(33), "tools/call", { name: "echo", arguments: args })
+    assert.isTrue(Either.isLeft(many) && many.left.message.includes("at most 32"))
+  })
+
   it("Mcp-Name is checked for tools/call and prompts/get (name) and resources/read (uri) only", () => {
     assert.isTrue(Either.isLeft(HeaderValidation.validate(modernHeaders("prompts/get"), body("prompts/get", { name: "greet" }))))
     assert.isTrue(Either.isLeft(HeaderValidation.validate(modernHeaders("resources/read", "test://x"), body("resources/read", { uri: "test://y" }))))
@@ -100,6 +136,26 @@ describe("HeaderValidation", () => {
         delete (headers as Record<string, string>)["mcp-protocol-version"]
         expectMismatch(yield* send(endpoint, { body: modern("tools/list"), headers }))
         expectMismatch(yield* postModern("tools/list", {}, { headers: { "mcp-protocol-version": "2025-11-25" } }))
+      }))
+
+    it.effect("a version header that disagrees with _meta is -32020, checked before -32022 (unsupported version)", () =>
+      Effect.gen(function*() {
+        const { endpoint, token } = yield* Harness
+        const unsupported = { "io.modelcontextprotocol/protocolVersion": "2099-01-01" }
+        // Header and _meta disagree, and _meta names an unsupported version: the copy is wrong first.
+        expectMismatch(yield* send(endpoint, { body: modern("tools/list", {}, 1, unsupported), headers: { ...modernHeaders("tools/list"), authorization: `Bearer ${token}` } }))
+        // Both agree on an unsupported version: -32022.
+        const agreed = yield* send(endpoint, {
+          body: modern("tools/list", {}, 1, unsupported),
+          headers: { ...modernHeaders("tools/list"), "mcp-protocol-version": "2099-01-01", authorization: `Bearer ${token}` }
+        })
+        assert.strictEqual(agreed.json.error.code, -32022)
+      }))
+
+    it.effect("a tools/call without params.name is -32602", () =>
+      Effect.gen(function*() {
+        const reply = yield* postModern("tools/call", { arguments: {} })
+        assert.strictEqual(reply.json.error.code, -32602, JSON.stringify(reply.json))
       }))
 
     it.effect("Mcp-Method: always, equal to the method", () =>

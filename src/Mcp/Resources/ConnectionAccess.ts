@@ -16,7 +16,7 @@ import { FirstAccess } from "../../Approval/FirstAccess.ts"
 import { ConnectionStore } from "../../Driver/ConnectionStore.ts"
 import * as Redaction from "../../Daemon/Redaction.ts"
 import type { Connection } from "../../Schema/Connection.ts"
-import { InternalError, InvalidParams, type McpError } from "../../Schema/McpErrors.ts"
+import { InternalError, InvalidParams, type McpError, RequestTimeout } from "../../Schema/McpErrors.ts"
 import { complete, inputRequired, type Outcome, RequestContext } from "../Catalogue.ts"
 import { canSeeConnection, CurrentPrincipal, requireConnection, toFirstAccessPrincipal } from "../Principal.ts"
 
@@ -35,6 +35,9 @@ export const toMcpError = (error: { readonly _tag: string; readonly message: str
     case "ConnectionNotFound":
     case "CollectionNotFound":
       return new InvalidParams({ message })
+    case "ConnectionFailed":
+      // A database that got no answer in time (the driver's default time-outs): -33003.
+      return (error as { readonly code?: string }).code === "TIMEOUT" ? new RequestTimeout({ message }) : new InternalError({ message })
     default:
       return new InternalError({ message })
   }

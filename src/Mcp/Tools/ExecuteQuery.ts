@@ -4,7 +4,8 @@
  *
  * - A console line that writes needs the `tools:write` scope and write permission on the connection,
  *   and runs only after the approval flow says `Execute`, exactly once; the statement shown is the
- *   line with its body, verbatim.
+ *   canonical request (dot segments resolved, see `RestConsole.parse`) with its body, and exactly
+ *   that is sent.
  * - Dropping a collection (`DELETE /v1/schema/{C}`) and batch deletes by filter
  *   (`DELETE /v1/batch/objects`) are refused with `unsupported`, naming
  *   `confirm_destructive_operation`, before anyone is asked.
@@ -165,7 +166,9 @@ export const executeQuery = (env: ToolEnv) =>
         if (input.tenant !== undefined) {
           return yield* ToolError.fail("invalid_argument", "tenant applies to GraphQL; add ?tenant=NAME to the REST path")
         }
+        // Parsed once: the canonical request is what is classified, shown for approval and sent.
         const request = yield* RestConsole.parse(input.query)
+        const statement = RestConsole.format(request)
         const classification = RestConsole.classify(request)
         if (classification.destructive !== undefined) {
           return yield* destructiveRefusal(classification.destructive, classification.collection)
@@ -175,10 +178,10 @@ export const executeQuery = (env: ToolEnv) =>
           const principal = yield* Principal.CurrentPrincipal
           yield* Principal.requireScopes(principal, ["tools:read", "tools:write"])
           yield* Principal.requireConnection(principal, connection, "write")
-          approvedBy = yield* approve(env, call, connection, input.query.trim())
+          approvedBy = yield* approve(env, call, connection, statement)
         }
         yield* context.progress(0.3, `sending ${request.method} ${request.path} to ${connection.name}`)
-        const response = yield* bounded(env.driver.rest(connection.id, input.query))
+        const response = yield* bounded(env.driver.rest(connection.id, statement))
         yield* context.progress(1, "done")
         if (!response.ok) return yield* restFailure(response.status, response.text, response.json)
         const cut = response.json === undefined ? undefined : cutBody(response.json, maxRows)

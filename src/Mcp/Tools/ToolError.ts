@@ -74,10 +74,10 @@ type Tagged = { readonly _tag: string; readonly message: string }
  * @category conversions
  */
 export const fromDriverError = (error: Tagged): ToolFailure => {
-  const e = error as Tagged & { status?: number; detail?: string; reason?: string }
+  const e = error as Tagged & { status?: number; detail?: string; reason?: string; code?: string }
   switch (e._tag) {
     case "ConnectionFailed":
-      return fail("not_connected", e.message)
+      return e.code === "TIMEOUT" ? fail("timeout", e.message) : fail("not_connected", e.message)
     case "AuthenticationFailed":
       return e.status === 403 ? fail("denied", e.message) : fail("not_connected", e.message)
     case "DatabaseRefused": {
