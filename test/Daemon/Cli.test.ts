@@ -27,7 +27,7 @@ describe("weaviate-mcp command line", () => {
     [["serve", "--bogus"], "--bogus"],
     [["serve", "--auth", "maybe"], "tokens, off"],
     [["serve", "--approvals", "sometimes"], "dialog"],
-    [["no-such-command"], "Invalid subcommand"]
+    [["no-such-command"], "unknown command: no-such-command"]
   ])("a bad command line %j gives one line on stderr, no stack trace, exit code 2", async (args, mentions) => {
     const r = await Cli.run(args)
     expect(r.code).toBe(2)

@@ -115,7 +115,8 @@ describe("over HTTP against the daemon: nothing destructive reaches Weaviate", (
   const errorCode = (reply: { json: any }) => {
     const result = reply.json.result
     expect(result?.isError, JSON.stringify(reply.json)).toBe(true)
-    return result.structuredContent.error.code as string
+    // A tool error's text is `code: message` (no structuredContent: it would not match outputSchema).
+    return (result.content[0].text as string).split(":")[0]!
   }
 
   const destructiveReached = () => d.w.requests.filter((r) => r.method === "DELETE")
@@ -126,7 +127,7 @@ describe("over HTTP against the daemon: nothing destructive reaches Weaviate", (
       for (const line of ["DELETE /v1/./schema/Article", "DELETE /v1/schema/./Article", "DELETE /v1/x/../schema/Article", `DELETE /v1/./batch/objects ${batch}`, `DELETE /v1/batch/objects// ${batch}`]) {
         const reply = await execute(token, connection, line)
         expect(errorCode(reply), line).toBe("unsupported")
-        expect(reply.json.result.structuredContent.error.message).toContain("confirm_destructive_operation")
+        expect(reply.json.result.content[0].text).toContain("confirm_destructive_operation")
       }
     }
     expect(destructiveReached()).toEqual([])
