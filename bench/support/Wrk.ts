@@ -3,6 +3,9 @@
  * far above any Node server's: it runs as its own process on the load core (`Cores.onLoadCore`), one
  * thread, `connections` keep-alive connections, POSTing the same request for `durationMs`. A response
  * that is not 2xx counts as an error. The request is passed to wrk's Lua script as a generated file.
+ * A body holding `"id":1` gets a fresh id on every request (JSON-RPC ids must be unique among one
+ * principal's requests in flight). `alternates` are sent in turn with the first request (a mixed load);
+ * `maxRequests` stops the run after that many answers.
  */
 import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
@@ -15,6 +18,8 @@ export interface Target {
   readonly url: string
   readonly headers: Record<string, string>
   readonly body: string
+  /** More requests to send in turn with the first (headers and body each), for a mixed load. */
+  readonly alternates?: ReadonlyArray<{ readonly headers: Record<string, string>; readonly body: string }>
 }
 
 export interface Measurement {
@@ -24,6 +29,8 @@ export interface Measurement {
   readonly requestsPerSecond: number
   readonly p50Ms: number
   readonly p99Ms: number
+  /** The status and start of the body of the first response that was not 2xx. */
+  readonly firstError?: string
 }
 
 /** Whether `wrk` is on the PATH. */
@@ -39,12 +46,43 @@ export const available = (() => {
 
 const luaString = (text: string) => `"${[...Buffer.from(text, "utf8")].map((byte) => `\\${byte}`).join("")}"`
 
-const script = (target: Target) =>
-  [
+const luaTable = (headers: Record<string, string>) =>
+  `{ ${Object.entries(headers).map(([name, value]) => `[${luaString(name)}] = ${luaString(value)}`).join(", ")} }`
+
+/** The body split around its `"id":1`, for a fresh id per request; the whole body when it has none. */
+const split = (body: string) => {
+  const at = body.indexOf(`"id":1`)
+  return at < 0
+    ? { before: body, after: undefined }
+    : { before: body.slice(0, at + `"id":`.length), after: body.slice(at + `"id":1`.length) }
+}
+
+const script = (target: Target, maxRequests: number | undefined) => {
+  const all = [{ headers: target.headers, body: target.body }, ...(target.alternates ?? [])]
+  const requests = all.map(({ headers, body }) => {
+    const { before, after } = split(body)
+    return `{ headers = ${luaTable(headers)}, before = ${luaString(before)}, after = ${after === undefined ? "nil" : luaString(after)} }`
+  })
+  return [
     `wrk.method = "POST"`,
     `wrk.body = ${luaString(target.body)}`,
-    ...Object.entries(target.headers).map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}`)
+    ...Object.entries(target.headers).map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}`),
+    `local requests = { ${requests.join(", ")} }`,
+    `local counter = 0`,
+    `request = function()`,
+    `  counter = counter + 1`,
+    `  local r = requests[(counter % #requests) + 1]`,
+    `  local body = r.after == nil and r.before or (r.before .. counter .. r.after)`,
+    `  return wrk.format(nil, nil, r.headers, body)`,
+    `end`,
+    `local first = nil`,
+    `local done = 0`,
+    `response = function(status, headers, body)`,
+    `  if first == nil and (status < 200 or status > 299) then first = status .. " " .. string.sub(body, 1, 300); io.stderr:write("first error: " .. first .. "\\n") end`,
+    ...(maxRequests === undefined ? [] : [`  done = done + 1`, `  if done >= ${maxRequests} then wrk.thread:stop() end`]),
+    `end`
   ].join("\n")
+}
 
 const toMs = (value: string, unit: string) =>
   Number(value) * (unit === "us" ? 0.001 : unit === "ms" ? 1 : unit === "s" ? 1000 : unit === "m" ? 60_000 : Number.NaN)
@@ -59,6 +97,7 @@ export const parse = (output: string, seconds: number): Measurement => {
     const match = new RegExp(`^\\s+${percent}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, "m").exec(output)
     return match === null ? Number.NaN : toMs(match[1]!, match[2]!)
   }
+  const firstError = /^first error: (.*)$/m.exec(output)?.[1] ?? /Socket errors: .*/.exec(output)?.[0]
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN)
   if (!Number.isFinite(requests) || !Number.isFinite(rps)) throw new Error(`unreadable wrk report:\n${output}`)
   return {
@@ -67,16 +106,20 @@ export const parse = (output: string, seconds: number): Measurement => {
     seconds,
     requestsPerSecond: Math.round(rps * 10) / 10,
     p50Ms: latency("50"),
-    p99Ms: latency("99")
+    p99Ms: latency("99"),
+    ...(firstError === undefined ? {} : { firstError })
   }
 }
 
 /** Runs wrk against a target; bounded by its duration plus a margin. */
-export const run = (target: Target, options: { readonly connections: number; readonly durationMs: number }) =>
+export const run = (
+  target: Target,
+  options: { readonly connections: number; readonly durationMs: number; readonly maxRequests?: number }
+) =>
   new Promise<Measurement>((resolve, reject) => {
     const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-wrk-"))
     const file = NodePath.join(dir, "request.lua")
-    NodeFs.writeFileSync(file, script(target))
+    NodeFs.writeFileSync(file, script(target, options.maxRequests))
     const seconds = Math.max(1, Math.round(options.durationMs / 1000))
     const [command, args] = onLoadCore("wrk", [
       "-t1", `-c${options.connections}`, `-d${seconds}s`, "--latency", "--timeout", "10s", "-s", file, target.url
@@ -88,7 +131,7 @@ export const run = (target: Target, options: { readonly connections: number; rea
     const timer = setTimeout(() => child.kill("SIGKILL"), seconds * 1000 + 30_000)
     child.on("exit", (code) => {
       clearTimeout(timer)
-      NodeFs.rmSync(dir, { recursive: true, force: true })
+      if (process.env.WRK_KEEP === undefined) NodeFs.rmSync(dir, { recursive: true, force: true })
       if (code !== 0) return reject(new Error(`wrk exited with ${code}:\n${out}`))
       try {
         resolve(parse(out, seconds))
