@@ -1,0 +1,186 @@
+/**
+ * Benchmark: tool calls against the real Weaviate server (built from its Go module), in one run:
+ * - `execute_query` (a GraphQL `Get` of 10 rows) through our daemon, against the same GraphQL sent
+ *   directly to Weaviate (`direct-graphql`): the latency we add. Target: p50 ≤ 1 ms, p99 ≤ 3 ms added.
+ * - `vector_search` (mode `hybrid`) through us against Weaviate's own MCP server (`/v1/mcp` of the same
+ *   server, same data): its `weaviate-query-hybrid` tool.
+ * - an upsert of one row through our `insert_rows` (approved by `--approvals exec`, a command that
+ *   always accepts; first access and Safe Mode's confirmation go through it too, as by default) against
+ *   its `weaviate-objects-upsert` tool. Target for both: p50 and throughput at least equal to theirs.
+ * Both MCP servers are driven by the same client, the official SDK v1 client over streamable HTTP, so
+ * the protocol work on the client side is the same. Our daemon is the built CLI (`weaviate-mcp serve`,
+ * token authentication on) pinned to core 0; Weaviate is pinned to core 1; the client is this process.
+ * Latency: `CALLS` sequential calls after a warm-up; throughput: `CONCURRENCY` calls in flight for
+ * `DURATION_MS`. Merges rows into `bench/results.json`. Run with `npm run bench:peers`.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { performance } from "node:perf_hooks"
+import { startRealWeaviate } from "../test/weaviate/RealWeaviate.ts"
+import * as Cores from "./support/Cores.ts"
+import { merge, percentile, type Row } from "./support/Results.ts"
+
+const CALLS = Math.min(Math.max(Number(process.env.CALLS ?? 300), 20), 5000)
+const WARMUP = 30
+const CONCURRENCY = Math.min(Math.max(Number(process.env.CONCURRENCY ?? 8), 1), 32)
+const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 3000), 500), 30_000)
+const BIN = NodePath.resolve(import.meta.dirname, "..", "bin", "weaviate-mcp.js")
+const TABLE = "BenchArticle"
+const GET = `{ Get { ${TABLE}(limit: 10) { title body _additional { id } } } }`
+
+const words = ["vector", "database", "search", "hybrid", "graph", "query", "index", "shard", "tenant", "model", "ocean", "river"]
+const sentence = (n: number, length: number) => Array.from({ length }, (_, i) => words[(n * 7 + i * 3) % words.length]).join(" ")
+
+const post = async (url: string, path: string, body: unknown) => {
+  const response = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  const text = await response.text()
+  if (response.status >= 300) throw new Error(`${path}: ${response.status} ${text}`)
+  return JSON.parse(text) as unknown
+}
+
+const cli = (args: ReadonlyArray<string>) => NodeChildProcess.execFileSync(process.execPath, [BIN, ...args], { encoding: "utf8" })
+
+/** The built daemon on core 0; resolves with its endpoint once it prints it (bounded to 20 s). */
+const serve = (home: string) =>
+  new Promise<{ child: NodeChildProcess.ChildProcess; endpoint: string }>((resolve, reject) => {
+    const args = [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "exec", "--approval-command", "cat >/dev/null"]
+    const [command, argv] = Cores.pinned ? ["taskset", ["-c", String(Cores.SERVER_CORE), process.execPath, ...args]] : [process.execPath, args]
+    const child = NodeChildProcess.spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error(`serve did not start:\n${out}`))), 20_000)
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8")
+      const endpoint = /listening on (http:\/\/\S+)/.exec(out)?.[1]
+      if (endpoint !== undefined) (clearTimeout(timer), resolve({ child, endpoint }))
+    })
+    child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+  })
+
+const connect = async (url: string, headers: Record<string, string> = {}) => {
+  const client = new Client({ name: "weaviate-mcp-bench", version: "0.0.0" })
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }))
+  return client
+}
+
+interface Latency {
+  readonly p50: number
+  readonly p99: number
+}
+
+const latency = async (name: string, call: (i: number) => Promise<void>): Promise<Latency> => {
+  for (let i = 0; i < WARMUP; i++) await call(i)
+  const samples: Array<number> = []
+  for (let i = 0; i < CALLS; i++) {
+    const started = performance.now()
+    await call(WARMUP + i)
+    samples.push(performance.now() - started)
+  }
+  const result = { p50: percentile(samples, 50), p99: percentile(samples, 99) }
+  console.log(`${name.padEnd(34)} p50 ${result.p50.toFixed(2).padStart(7)} ms  p99 ${result.p99.toFixed(2).padStart(7)} ms`)
+  return result
+}
+
+const throughput = async (name: string, call: (i: number) => Promise<void>) => {
+  let done = 0
+  let next = 1_000_000
+  const stopAt = performance.now() + DURATION_MS
+  const started = performance.now()
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (performance.now() < stopAt) {
+      await call(next++)
+      done++
+    }
+  }))
+  const perSecond = done / ((performance.now() - started) / 1000)
+  console.log(`${name.padEnd(34)} ${perSecond.toFixed(0).padStart(7)} calls/s (${CONCURRENCY} in flight)`)
+  return perSecond
+}
+
+const isError = (result: unknown) => (result as { isError?: boolean }).isError === true
+const check = (name: string, result: unknown) => {
+  if (isError(result)) throw new Error(`${name} failed: ${JSON.stringify(result).slice(0, 500)}`)
+}
+
+const round = (n: number) => Math.round(n * 1000) / 1000
+
+const main = async () => {
+  const weaviate = await startRealWeaviate()
+  const home = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-"))
+  let daemon: NodeChildProcess.ChildProcess | undefined
+  try {
+    if (Cores.pinned) {
+      NodeChildProcess.execFileSync("sh", ["-c", `pgrep -f 'weaviate-server.*--port ${weaviate.port}' | xargs -r -n1 taskset -a -cp ${Cores.LOAD_CORE}`], { stdio: "ignore" })
+    }
+    await post(weaviate.url, "/v1/schema", {
+      class: TABLE,
+      vectorizer: "text2vec-transformers",
+      properties: [{ name: "title", dataType: ["text"] }, { name: "body", dataType: ["text"] }]
+    })
+    const objects = Array.from({ length: 500 }, (_, n) => ({ class: TABLE, properties: { title: sentence(n, 3), body: sentence(n, 20) } }))
+    await post(weaviate.url, "/v1/batch/objects", { objects })
+
+    const created = cli(["tokens", "create", "--home", home, "--name", "bench", "--access", "readWrite"])
+    const token = /(wmcp_[A-Za-z0-9_-]+)/.exec(created)?.[1]
+    if (token === undefined) throw new Error(`no token in: ${created}`)
+    const added = JSON.parse(cli(["connections", "add", "--home", home, "--name", "bench", "--host", "127.0.0.1", "--port", String(weaviate.port), "--json"])) as { id: string }
+    const started = await serve(home)
+    daemon = started.child
+    console.log(`peers: Weaviate ${weaviate.version}; ${CALLS} sequential calls after ${WARMUP}; throughput with ${CONCURRENCY} in flight for ${DURATION_MS} ms; ` +
+      `${Cores.pinned ? "daemon on core 0, Weaviate on core 1" : "not pinned"}`)
+
+    const ours = await connect(started.endpoint, { authorization: `Bearer ${token}` })
+    const theirs = await connect(`${weaviate.url}/v1/mcp`)
+    const connection_id = added.id
+
+    // ===== execute_query against direct GraphQL =====
+    const direct = await latency("direct GraphQL Get (10 rows)", async () => void (await post(weaviate.url, "/v1/graphql", { query: GET })))
+    const viaUs = await latency("ours execute_query (same Get)", async () => check("execute_query", await ours.callTool({ name: "execute_query", arguments: { connection_id, query: GET } })))
+
+    // ===== hybrid against Weaviate's MCP =====
+    const hybridOurs = async (i: number) =>
+      check("vector_search", await ours.callTool({ name: "vector_search", arguments: { connection_id, table: TABLE, mode: "hybrid", query: words[i % words.length]!, limit: 10 } }))
+    const hybridTheirs = async (i: number) =>
+      check("weaviate-query-hybrid", await theirs.callTool({ name: "weaviate-query-hybrid", arguments: { collection_name: TABLE, query: words[i % words.length]!, limit: 10 } }))
+    const hybridLatencyOurs = await latency("ours vector_search hybrid", hybridOurs)
+    const hybridLatencyTheirs = await latency("weaviate-query-hybrid (/v1/mcp)", hybridTheirs)
+    const hybridRateOurs = await throughput("ours vector_search hybrid", hybridOurs)
+    const hybridRateTheirs = await throughput("weaviate-query-hybrid (/v1/mcp)", hybridTheirs)
+
+    // ===== one-row upsert against Weaviate's MCP =====
+    const upsertOurs = async (i: number) =>
+      check("insert_rows", await ours.callTool({ name: "insert_rows", arguments: { connection_id, table: TABLE, rows: [{ properties: { title: `ours ${i}`, body: sentence(i, 12) } }] } }))
+    const upsertTheirs = async (i: number) =>
+      check("weaviate-objects-upsert", await theirs.callTool({ name: "weaviate-objects-upsert", arguments: { collection_name: TABLE, objects: [{ properties: { title: `theirs ${i}`, body: sentence(i, 12) } }] } }))
+    const upsertLatencyOurs = await latency("ours insert_rows (exec approval)", upsertOurs)
+    const upsertLatencyTheirs = await latency("weaviate-objects-upsert (/v1/mcp)", upsertTheirs)
+    const upsertRateOurs = await throughput("ours insert_rows (exec approval)", upsertOurs)
+    const upsertRateTheirs = await throughput("weaviate-objects-upsert (/v1/mcp)", upsertTheirs)
+
+    await ours.close()
+    await theirs.close()
+    console.log(`execute_query adds p50 ${(viaUs.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaUs.p99 - direct.p99).toFixed(2)} ms over direct GraphQL`)
+    const row = (scenario: Row["scenario"], metric: string, unit: string, ours: number, baseline: number, baselineName: Row["baselineName"]): Row =>
+      ({ scenario, metric, unit, ours: round(ours), baseline: round(baseline), baselineName, ratio: round(round(ours) / round(baseline)) })
+    merge([
+      row("execute_query", "p50", "ms", viaUs.p50, direct.p50, "direct-graphql"),
+      row("execute_query", "p99", "ms", viaUs.p99, direct.p99, "direct-graphql"),
+      row("vector_search", "p50", "ms", hybridLatencyOurs.p50, hybridLatencyTheirs.p50, "weaviate-mcp-server"),
+      row("vector_search", "calls_per_second", "calls/s", hybridRateOurs, hybridRateTheirs, "weaviate-mcp-server"),
+      row("insert_rows", "p50", "ms", upsertLatencyOurs.p50, upsertLatencyTheirs.p50, "weaviate-mcp-server"),
+      row("insert_rows", "calls_per_second", "calls/s", upsertRateOurs, upsertRateTheirs, "weaviate-mcp-server")
+    ])
+  } finally {
+    daemon?.kill("SIGTERM")
+    await weaviate.stop()
+    NodeFs.rmSync(home, { recursive: true, force: true })
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})

@@ -1,0 +1,212 @@
+/**
+ * Benchmark: start time and memory of the daemon as users run it (`weaviate-mcp serve`, the built CLI,
+ * default configuration: token authentication on; rate limit off so that the load below is not
+ * refused), against a bare `node:http` server started the same way (`node -e`), in the same run.
+ *
+ * - `startup`: from spawning the process to the first answered `server/discover` (a bare server: its
+ *   first answer), median of `RUNS` starts. Target: ≤ 300 ms.
+ * - `memory`: resident set size (`VmRSS`) when idle, 2 s after the first answer (target ≤ 60 MB),
+ *   and after 100,000 mixed requests (`tools/list`, `server/discover`, `resources/list`,
+ *   `prompts/list`, `resources/templates/list`; wrk on the load core, 64 connections), measured after
+ *   2 s of rest. Target: within 20 MB of the idle figure.
+ * Servers run on core 0, wrk on core 1 (`bench/support/Cores.ts`). Merges `startup` and `memory` rows
+ * into `bench/results.json`. Run with `npm run bench:startup-memory` (after `npm run build`).
+ */
+import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { performance } from "node:perf_hooks"
+import * as Cores from "./support/Cores.ts"
+import { merge, type Row } from "./support/Results.ts"
+import * as Wrk from "./support/Wrk.ts"
+
+const RUNS = Math.min(Math.max(Number(process.env.RUNS ?? 7), 1), 30)
+const REQUESTS = Math.min(Math.max(Number(process.env.REQUESTS ?? 100_000), 1000), 1_000_000)
+const MODERN = "2026-07-28"
+const BIN = NodePath.resolve(import.meta.dirname, "..", "bin", "weaviate-mcp.js")
+const BUNDLE = NodePath.resolve(import.meta.dirname, "..", "dist", "weaviate-mcp.mjs")
+
+const BARE = `
+const http = require("node:http")
+const body = Buffer.from(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { supportedVersions: ["${MODERN}"] } }))
+const server = http.createServer((req, res) => {
+  req.resume()
+  req.on("end", () => { res.writeHead(200, { "content-type": "application/json", "content-length": body.length }); res.end(body) })
+})
+server.listen(0, "127.0.0.1", () => console.log("listening on http://127.0.0.1:" + server.address().port + "/mcp"))
+`
+
+const meta = (method: string) => ({
+  _meta: {
+    "io.modelcontextprotocol/protocolVersion": MODERN,
+    "io.modelcontextprotocol/clientInfo": { name: "weaviate-mcp-bench", version: "0.0.0" },
+    "io.modelcontextprotocol/clientCapabilities": {}
+  },
+  ...(method === "tools/list" ? {} : {})
+})
+
+const request = (method: string) => ({
+  headers: {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    "mcp-protocol-version": MODERN,
+    "mcp-method": method
+  },
+  body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params: meta(method) })
+})
+
+interface Started {
+  readonly child: NodeChildProcess.ChildProcess
+  readonly url: string
+  readonly token: string | undefined
+  readonly millis: number
+}
+
+const rss = (pid: number) => {
+  const status = NodeFs.readFileSync(`/proc/${pid}/status`, "utf8")
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) / 1024
+}
+
+const discover = async (url: string, token: string | undefined) => {
+  const { headers, body } = request("server/discover")
+  const response = await fetch(url, {
+    method: "POST",
+    headers: token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` },
+    body
+  })
+  await response.arrayBuffer()
+  return response.status === 200
+}
+
+/** Spawns a server on core 0 and resolves once it answers `server/discover`; bounded to 15 s. */
+const start = (file: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv): Promise<Started> =>
+  new Promise((resolve, reject) => {
+    const t0 = performance.now()
+    const [command, argv] = Cores.pinned ? ["taskset", ["-c", String(Cores.SERVER_CORE), file, ...args]] : [file, [...args]]
+    const child = NodeChildProcess.spawn(command, argv, { env, stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    let settled = false
+    const timer = setTimeout(() => fail(new Error(`no answer within 15 s:\n${out}`)), 15_000)
+    const fail = (error: Error) => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      child.kill("SIGKILL")
+      reject(error)
+    }
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString("utf8")
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1]
+      if (url === undefined || settled) return
+      const token = /Bearer (wmcp_[A-Za-z0-9_-]+)/.exec(out)?.[1]
+      // The first-run token is printed after the URL: wait for it when the daemon prints one.
+      if (file === process.execPath && args[0] === BIN && token === undefined && !out.includes("}\n}\n")) return
+      settled = true
+      discover(url, token).then((ok) => {
+        clearTimeout(timer)
+        if (!ok) return fail(new Error(`server/discover was refused:\n${out}`))
+        resolve({ child, url, token, millis: performance.now() - t0 })
+      }, fail)
+    }
+    child.stdout!.on("data", onData)
+    child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+    child.on("exit", (code) => fail(new Error(`exited with ${code}:\n${out}`)))
+  })
+
+const stop = (child: NodeChildProcess.ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve()
+    child.removeAllListeners("exit")
+    child.once("exit", () => resolve())
+    child.kill("SIGTERM")
+    setTimeout(() => child.kill("SIGKILL"), 5000).unref()
+  })
+
+const ourServer = () => {
+  const home = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-"))
+  return {
+    home,
+    start: () => start(process.execPath, [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "deny"], {
+      ...process.env,
+      NODE_ENV: "production"
+    })
+  }
+}
+
+const bareServer = () => start(process.execPath, ["-e", BARE], process.env)
+
+const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+const round = (n: number) => Math.round(n * 1000) / 1000
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** 100,000 mixed requests from one wrk run that stops at that count (bounded to 120 s). */
+const mixedLoad = async (url: string, token: string | undefined) => {
+  const methods = ["tools/list", "server/discover", "resources/list", "prompts/list", "resources/templates/list"]
+  const withToken = (method: string) => {
+    const { headers, body } = request(method)
+    return { headers: token === undefined ? headers : { ...headers, authorization: `Bearer ${token}` }, body }
+  }
+  const [first, ...alternates] = methods.map(withToken)
+  const result = await Wrk.run(
+    { name: "mixed", url, ...first!, alternates },
+    { connections: 64, durationMs: 120_000, maxRequests: REQUESTS }
+  )
+  if (result.errors > 0) throw new Error(`${result.errors} of ${result.requests} mixed requests failed; the first: ${result.firstError}`)
+  return result.requests
+}
+
+const main = async () => {
+  if (!NodeFs.existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build first`)
+  if (!Wrk.available) throw new Error("wrk is not installed: apt-get install wrk")
+  console.log(`startup and memory: ${RUNS} starts each; ${Cores.placement()}; ${NodeOs.cpus().length} CPUs`)
+  const ours: Array<number> = []
+  const bare: Array<number> = []
+  const homes: Array<string> = []
+  for (let i = 0; i < RUNS; i++) {
+    const server = ourServer()
+    homes.push(server.home)
+    const started = await server.start()
+    ours.push(started.millis)
+    await stop(started.child)
+    const baseline = await bareServer()
+    bare.push(baseline.millis)
+    await stop(baseline.child)
+  }
+  console.log(`start to first server/discover: ours median ${median(ours).toFixed(0)} ms (${ours.map((n) => n.toFixed(0)).join(", ")}); node:http ${median(bare).toFixed(0)} ms`)
+
+  const server = ourServer()
+  homes.push(server.home)
+  const daemon = await server.start()
+  const baseline = await bareServer()
+  try {
+    await sleep(2000)
+    const idle = rss(daemon.child.pid!)
+    const bareIdle = rss(baseline.child.pid!)
+    console.log(`idle RSS: ours ${idle.toFixed(1)} MB, node:http ${bareIdle.toFixed(1)} MB`)
+    const oursCount = await mixedLoad(daemon.url, daemon.token)
+    const bareCount = await mixedLoad(baseline.url, undefined)
+    await sleep(2000)
+    const after = rss(daemon.child.pid!)
+    const bareAfter = rss(baseline.child.pid!)
+    console.log(
+      `RSS after ${oursCount} mixed requests: ours ${after.toFixed(1)} MB (${(after - idle).toFixed(1)} MB over idle); ` +
+        `node:http after ${bareCount}: ${bareAfter.toFixed(1)} MB`
+    )
+    const rows: Array<Row> = [
+      { scenario: "startup", metric: "start_to_first_discover_p50", unit: "ms", ours: round(median(ours)), baseline: round(median(bare)), baselineName: "node:http", ratio: round(median(ours) / median(bare)) },
+      { scenario: "memory", metric: "idle_rss", unit: "MB", ours: round(idle), baseline: round(bareIdle), baselineName: "node:http", ratio: round(idle / bareIdle) },
+      { scenario: "memory", metric: "rss_after_100k_requests", unit: "MB", ours: round(after), baseline: round(bareAfter), baselineName: "node:http", ratio: round(after / bareAfter) }
+    ]
+    merge(rows.map((row) => ({ ...row, ratio: round(row.ours / row.baseline) })))
+  } finally {
+    await stop(daemon.child)
+    await stop(baseline.child)
+    for (const home of homes) NodeFs.rmSync(home, { recursive: true, force: true })
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})

@@ -1,0 +1,142 @@
+/**
+ * Keep-alive HTTP load from `wrk` (Debian's package), a C load generator whose ceiling on one core is
+ * far above any Node server's: it runs as its own process on the load core (`Cores.onLoadCore`), one
+ * thread, `connections` keep-alive connections, POSTing the same request for `durationMs`. A response
+ * that is not 2xx counts as an error. The request is passed to wrk's Lua script as a generated file.
+ * A body holding `"id":1` gets a fresh id on every request (JSON-RPC ids must be unique among one
+ * principal's requests in flight). `alternates` are sent in turn with the first request (a mixed load);
+ * `maxRequests` stops the run after that many answers.
+ */
+import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { onLoadCore } from "./Cores.ts"
+
+export interface Target {
+  readonly name: string
+  readonly url: string
+  readonly headers: Record<string, string>
+  readonly body: string
+  /** More requests to send in turn with the first (headers and body each), for a mixed load. */
+  readonly alternates?: ReadonlyArray<{ readonly headers: Record<string, string>; readonly body: string }>
+}
+
+export interface Measurement {
+  readonly requests: number
+  readonly errors: number
+  readonly seconds: number
+  readonly requestsPerSecond: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  /** The status and start of the body of the first response that was not 2xx. */
+  readonly firstError?: string
+}
+
+/** Whether `wrk` is on the PATH. */
+export const available = (() => {
+  try {
+    NodeChildProcess.execFileSync("wrk", ["--version"], { stdio: "ignore" })
+    return true
+  } catch (error) {
+    // `wrk --version` prints its usage and exits 1: present all the same.
+    return (error as { status?: number }).status === 1
+  }
+})()
+
+const luaString = (text: string) => `"${[...Buffer.from(text, "utf8")].map((byte) => `\\${byte}`).join("")}"`
+
+const luaTable = (headers: Record<string, string>) =>
+  `{ ${Object.entries(headers).map(([name, value]) => `[${luaString(name)}] = ${luaString(value)}`).join(", ")} }`
+
+/** The body split around its `"id":1`, for a fresh id per request; the whole body when it has none. */
+const split = (body: string) => {
+  const at = body.indexOf(`"id":1`)
+  return at < 0
+    ? { before: body, after: undefined }
+    : { before: body.slice(0, at + `"id":`.length), after: body.slice(at + `"id":1`.length) }
+}
+
+const script = (target: Target, maxRequests: number | undefined) => {
+  const all = [{ headers: target.headers, body: target.body }, ...(target.alternates ?? [])]
+  const requests = all.map(({ headers, body }) => {
+    const { before, after } = split(body)
+    return `{ headers = ${luaTable(headers)}, before = ${luaString(before)}, after = ${after === undefined ? "nil" : luaString(after)} }`
+  })
+  return [
+    `wrk.method = "POST"`,
+    `wrk.body = ${luaString(target.body)}`,
+    ...Object.entries(target.headers).map(([name, value]) => `wrk.headers[${luaString(name)}] = ${luaString(value)}`),
+    `local requests = { ${requests.join(", ")} }`,
+    `local counter = 0`,
+    `request = function()`,
+    `  counter = counter + 1`,
+    `  local r = requests[(counter % #requests) + 1]`,
+    `  local body = r.after == nil and r.before or (r.before .. counter .. r.after)`,
+    `  return wrk.format(nil, nil, r.headers, body)`,
+    `end`,
+    `local first = nil`,
+    `local done = 0`,
+    `response = function(status, headers, body)`,
+    `  if first == nil and (status < 200 or status > 299) then first = status .. " " .. string.sub(body, 1, 300); io.stderr:write("first error: " .. first .. "\\n") end`,
+    ...(maxRequests === undefined ? [] : [`  done = done + 1`, `  if done >= ${maxRequests} then wrk.thread:stop() end`]),
+    `end`
+  ].join("\n")
+}
+
+const toMs = (value: string, unit: string) =>
+  Number(value) * (unit === "us" ? 0.001 : unit === "ms" ? 1 : unit === "s" ? 1000 : unit === "m" ? 60_000 : Number.NaN)
+
+/** Parses wrk's `--latency` report. */
+export const parse = (output: string, seconds: number): Measurement => {
+  const requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? Number.NaN)
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0)
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(output)
+  const socketErrors = socket === null ? 0 : socket.slice(1).reduce((sum, n) => sum + Number(n), 0)
+  const latency = (percent: string) => {
+    const match = new RegExp(`^\\s+${percent}%\\s+([\\d.]+)(us|ms|s|m)\\s*$`, "m").exec(output)
+    return match === null ? Number.NaN : toMs(match[1]!, match[2]!)
+  }
+  const firstError = /^first error: (.*)$/m.exec(output)?.[1] ?? /Socket errors: .*/.exec(output)?.[0]
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(output)?.[1] ?? Number.NaN)
+  if (!Number.isFinite(requests) || !Number.isFinite(rps)) throw new Error(`unreadable wrk report:\n${output}`)
+  return {
+    requests,
+    errors: non2xx + socketErrors,
+    seconds,
+    requestsPerSecond: Math.round(rps * 10) / 10,
+    p50Ms: latency("50"),
+    p99Ms: latency("99"),
+    ...(firstError === undefined ? {} : { firstError })
+  }
+}
+
+/** Runs wrk against a target; bounded by its duration plus a margin. */
+export const run = (
+  target: Target,
+  options: { readonly connections: number; readonly durationMs: number; readonly maxRequests?: number }
+) =>
+  new Promise<Measurement>((resolve, reject) => {
+    const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-wrk-"))
+    const file = NodePath.join(dir, "request.lua")
+    NodeFs.writeFileSync(file, script(target, options.maxRequests))
+    const seconds = Math.max(1, Math.round(options.durationMs / 1000))
+    const [command, args] = onLoadCore("wrk", [
+      "-t1", `-c${options.connections}`, `-d${seconds}s`, "--latency", "--timeout", "10s", "-s", file, target.url
+    ])
+    const child = NodeChildProcess.spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
+    let out = ""
+    child.stdout.on("data", (chunk) => (out += chunk))
+    child.stderr.on("data", (chunk) => (out += chunk))
+    const timer = setTimeout(() => child.kill("SIGKILL"), seconds * 1000 + 30_000)
+    child.on("exit", (code) => {
+      clearTimeout(timer)
+      if (process.env.WRK_KEEP === undefined) NodeFs.rmSync(dir, { recursive: true, force: true })
+      if (code !== 0) return reject(new Error(`wrk exited with ${code}:\n${out}`))
+      try {
+        resolve(parse(out, seconds))
+      } catch (error) {
+        reject(error)
+      }
+    })
+  })
