@@ -20,7 +20,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { performance } from "node:perf_hooks"
-import weaviateV2 from "weaviate-ts-client"
+import weaviateImport from "weaviate-ts-client"
 import weaviateV3 from "weaviate-client"
 import { driverLayer } from "../src/Cli/DriverCli.ts"
 import { ConnectionStore } from "../src/Driver/ConnectionStore.ts"
@@ -28,6 +28,10 @@ import { Driver } from "../src/Driver/Driver.ts"
 import { startRealWeaviate } from "../test/weaviate/RealWeaviate.ts"
 import * as Cores from "./support/Cores.ts"
 import { merge, type Row } from "./support/Results.ts"
+
+// weaviate-ts-client is CommonJS: its default export arrives as `default` of the namespace under tsx.
+type App = typeof weaviateImport extends { default: infer D } ? D : typeof weaviateImport
+const weaviateV2 = ((weaviateImport as { default?: App }).default ?? weaviateImport) as App
 
 const ROWS = 10_000
 const PAGE = 100
