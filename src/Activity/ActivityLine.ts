@@ -148,7 +148,11 @@ export const verify = (content: string): Verification => {
     }
     if (entry.type === "anchor") {
       if (i !== 0) return { _tag: "Broken", line: number, reason: "an anchor line may only be the first line" }
-    } else if (entry.prev !== expectedPrev) {
+      // The first line kept links to the last line removed, which the anchor names.
+      expectedPrev = entry.prev
+      continue
+    }
+    if (entry.prev !== expectedPrev) {
       return {
         _tag: "Broken",
         line: number,

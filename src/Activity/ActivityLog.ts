@@ -53,7 +53,9 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
       const home = yield* Home
       const path = home.path("activity")
       const retentionMs = Duration.toMillis(Duration.decode(options.retention ?? RETENTION))
-      const queue = yield* Queue.unbounded<Line.Call>()
+      // Calls wait in a plain array; the queue only wakes the writer, so interrupting the writer never loses a call.
+      let pending: Array<Line.Call> = []
+      const wake = yield* Queue.sliding<void>(1)
       // One writer at a time: the writer fiber, the final drain and retention share the chain.
       const lock = yield* Effect.makeSemaphore(1)
 
@@ -93,11 +95,15 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
           }
         }).pipe(lock.withPermits(1), Effect.uninterruptible)
 
-      const writer = yield* Queue.takeBetween(queue, 1, 1000).pipe(
-        Effect.flatMap((batch) => append(Array.from(batch))),
-        Effect.forever,
-        Effect.forkDaemon
-      )
+      const takePending = () => {
+        const batch = pending
+        pending = []
+        return batch
+      }
+      // Interruption can only come while waiting to be woken: a batch taken is written.
+      const writer = yield* Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(restore(Queue.take(wake)), () => append(takePending()))
+      ).pipe(Effect.forever, Effect.forkDaemon)
 
       const prune = Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
@@ -144,7 +150,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
         Effect.gen(function*() {
           // The writer is interrupted between batches (a batch is written uninterruptibly), then the rest is written.
           yield* Fiber.interrupt(writer)
-          yield* append(Array.from(yield* Queue.takeAll(queue)))
+          yield* append(takePending())
           for (const waiter of waiters.splice(0)) waiter.done()
         })
       )
@@ -152,7 +158,8 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
       return ActivityLog.of({
         record: (call) => {
           recorded++
-          queue.unsafeOffer(call)
+          pending.push(call)
+          wake.unsafeOffer(undefined)
         },
         flush: Effect.suspend(() => {
           const upTo = recorded
