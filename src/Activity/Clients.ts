@@ -4,8 +4,8 @@
  * `daemon-state.json` (mode 0600, written atomically) is the daemon's answer to `weaviate-mcp
  * clients` and `status`: its instance id, resolved approval mode, whether AI access is paused, and
  * every client seen in the last 5 minutes (`clientInfo` name and version, principal, era, last call,
- * calls in flight). It is rewritten at most once a second while something changed, and once when
- * the daemon stops.
+ * calls in flight). It is written at start, rewritten at most once a second while something changed,
+ * and removed when the daemon stops.
  *
  * Why a file and not an admin method on the endpoint: the CLI already trusts the home (tokens.json,
  * the handshake file) and nothing else; a file adds no network surface and no new credential, keeps
@@ -73,6 +73,8 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
   readonly seen: (now: number) => ReadonlyArray<SeenClient>
   /** Sets what the state file says about the daemon. */
   readonly describe: (facts: { readonly approvals?: string; readonly paused?: boolean }) => void
+  /** Writes the state file now (once the daemon has described itself at start). */
+  readonly writeNow: Effect.Effect<void>
 }>() {
   static readonly make = (options: { readonly instanceId: string; readonly writeEvery?: Duration.DurationInput }) =>
     Effect.gen(function*() {
@@ -144,7 +146,8 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
           if (next.approvals !== undefined) facts.approvals = next.approvals
           if (next.paused !== undefined) facts.paused = next.paused
           dirty = true
-        }
+        },
+        writeNow: write
       })
     })
 

@@ -70,7 +70,7 @@ export const probe = Effect.gen(function*() {
         jsonrpc: "2.0",
         id: 1,
         method: "server/discover",
-        params: { _meta: { "io.modelcontextprotocol/protocolVersion": handshake.protocolVersion, "io.modelcontextprotocol/clientInfo": { name: "weaviate-mcp-status", version: "1" } } }
+        params: { _meta: { "io.modelcontextprotocol/protocolVersion": handshake.protocolVersion, "io.modelcontextprotocol/clientInfo": { name: "weaviate-mcp-status", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} } }
       }),
       signal: AbortSignal.timeout(5000)
     })
@@ -82,7 +82,8 @@ export const probe = Effect.gen(function*() {
     return { handshake, url, discovered: undefined as Discovered | undefined }
   }
   if (body.status !== 200 || result === undefined || result.serverInfo?.instanceId !== handshake.instanceId) {
-    return yield* new NotRunning({ reason: `the server on ${url} is not the daemon named by the handshake file` })
+    const why = body.status === 200 ? "answers with another instance id" : `answered HTTP ${body.status}${body.json.error ? ` (${body.json.error.code} ${body.json.error.message})` : ""}`
+    return yield* new NotRunning({ reason: `the server on ${url} is not the daemon named by the handshake file: it ${why}` })
   }
   return { handshake, url, discovered: { version: String(result.serverInfo.version), supportedVersions: result.supportedVersions as Array<string> } }
 })

@@ -137,6 +137,7 @@ export const layer = (options: DaemonOptions): Layer.Layer<HttpTransport.BoundAd
     const pause = yield* Pause.PauseSwitch
     clients.describe({ approvals: yield* resolvedApprovals(settings) })
     pause.changes((paused) => clients.describe({ paused }))
+    yield* clients.writeNow
   }))
   const endpoint = Endpoint.layer({ allowedOrigins: settings.allowedOrigins }).pipe(
     Layer.provide(Layer.mergeAll(authenticator, options.catalogue ?? defaultCatalogue)),

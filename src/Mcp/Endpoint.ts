@@ -572,9 +572,6 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     if (request.isShuttingDown()) {
       return Effect.succeed(errorResponse(idOfBody(request.body), unavailable(), { connection: "close" }))
     }
-    if (pause.isPaused()) {
-      return Effect.succeed(errorResponse(idOfBody(request.body), new ServerDisabled({ message: "Server disabled: the user has paused AI access" })))
-    }
     let body: unknown
     try {
       body = JSON.parse(request.body)
@@ -592,11 +589,15 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
       return Effect.succeed(errorResponse(JsonRpc.readableId(body), new InvalidRequest({ message: "Invalid request: not a JSON-RPC 2.0 request" })))
     }
     const message = decoded.right
-    if (message.id === undefined) return notification(request, message)
+    if (message.id === undefined) return pause.isPaused() ? Effect.succeed(errorResponse(null, paused())) : notification(request, message)
     const id = message.id
     const params = message.params ?? {}
     const meta = isObject(params._meta) ? params._meta : undefined
     const observed = observer.begin({ request, method: message.method, params, meta })
+    if (pause.isPaused()) {
+      const refused = Effect.succeed(errorResponse(id, paused()))
+      return observed === undefined ? refused : observed.end(refused)
+    }
     return authenticator.authenticate({ authorization: request.headers.authorization, remoteAddress: request.remoteAddress }).pipe(
       Effect.matchEffect({
         onFailure: (error) => Effect.succeed(errorResponse(id, error)),
@@ -654,6 +655,8 @@ const requestSpan = (scope: Scope) => {
       }
     })
 }
+
+const paused = () => new ServerDisabled({ message: "Server disabled: the user has paused AI access" })
 
 const methodNotFound = (method: string) => new MethodNotFound({ message: `Method not found: ${method}` })
 
