@@ -121,7 +121,7 @@ describe("activity, clients, pause and status on a running daemon", () => {
       // ----- disconnect cancels the running call and revokes the token -----
       const disconnected = await cli("clients", "disconnect", "modern-client")
       assert.strictEqual(disconnected.code, 0, disconnected.stderr)
-      const cancelled = await (await hanging).json()
+      const cancelled = (await (await hanging).json()) as { error: { code: number } }
       assert.strictEqual(cancelled.error.code, -33002)
       const afterRevoke = await modern(endpoint, tokens.bob!, "modern-client", 11, "tools/list")
       assert.strictEqual(afterRevoke.status, 401)
@@ -133,7 +133,7 @@ describe("activity, clients, pause and status on a running daemon", () => {
       assert.strictEqual((await cli("pause")).code, 0)
       const refused = await eventually("paused within a second", async () => {
         const response = await modern(endpoint, tokens.alice!, "modern-client", 12, "tools/list")
-        return response.status === 503 ? response.json() : undefined
+        return response.status === 503 ? (response.json() as Promise<{ error: { code: number } }>) : undefined
       }, 15)
       assert.strictEqual(refused.error.code, -33006)
       const pausedCall = await inFlight
