@@ -19,6 +19,7 @@ import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
 import { Home } from "../Daemon/Home.ts"
@@ -82,7 +83,9 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
       const path = NodePath.join(home.dir, STATE_FILE)
       const entries = new Map<string, { caller: Caller; lastCall: number; inFlight: number }>()
       const facts = { approvals: "unknown", paused: false }
-      let dirty = true
+      // A change wakes the writer, which waits `writeEvery` and writes: no timer runs while nothing changes.
+      const changed = yield* Queue.sliding<void>(1)
+      const touch = () => void Queue.unsafeOffer(changed, undefined)
       const keyOf = (c: Caller) => JSON.stringify([c.name, c.version, c.principal, c.era])
       const seenWithin = Duration.toMillis(SEEN_WITHIN)
 
@@ -99,7 +102,6 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
       }
 
       const write = Effect.suspend(() => {
-        dirty = false
         const now = Date.now()
         const state: StateFile = {
           version: 1,
@@ -113,8 +115,9 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
       }).pipe(Effect.catchAll((error) => Effect.logWarning("cannot write the daemon state file", error.message)))
 
       yield* Effect.forkScoped(
-        Effect.sleep(options.writeEvery ?? Duration.seconds(1)).pipe(
-          Effect.zipRight(Effect.suspend(() => (dirty ? write : Effect.void))),
+        Queue.take(changed).pipe(
+          Effect.zipRight(Effect.sleep(options.writeEvery ?? Duration.seconds(1))),
+          Effect.zipRight(write),
           Effect.forever
         )
       )
@@ -131,21 +134,21 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
           const current = entry
           current.lastCall = Date.now()
           current.inFlight++
-          dirty = true
+          touch()
           let ended = false
           return () => {
             if (ended) return
             ended = true
             current.inFlight--
             current.lastCall = Date.now()
-            dirty = true
+            touch()
           }
         },
         seen,
         describe: (next) => {
           if (next.approvals !== undefined) facts.approvals = next.approvals
           if (next.paused !== undefined) facts.paused = next.paused
-          dirty = true
+          touch()
         },
         writeNow: write
       })

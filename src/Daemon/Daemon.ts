@@ -129,7 +129,8 @@ export const layer = (options: DaemonOptions): Layer.Layer<HttpTransport.BoundAd
     const instance = yield* Handshake.ServerInstance
     return Layer.mergeAll(
       CallObserver.layer.pipe(Layer.provideMerge(Layer.merge(ActivityLog.layer(options.activity), Clients.layer({ instanceId: instance.instanceId })))),
-      Pause.layer()
+      // settings.json is followed like tokens.json (same fallback poll).
+      Pause.layer(options.tokenStore?.pollInterval === undefined ? {} : { pollInterval: options.tokenStore.pollInterval })
     )
   }))
   const describe = Layer.effectDiscard(Effect.gen(function*() {
