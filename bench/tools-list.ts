@@ -32,6 +32,7 @@ import * as Daemon from "../src/Daemon/Daemon.ts"
 import { Home } from "../src/Daemon/Home.ts"
 import * as Settings from "../src/Daemon/Settings.ts"
 import { BoundAddress } from "../src/Mcp/HttpTransport.ts"
+import * as Tracing from "../src/Tracing/Tracing.ts"
 import { merge, type Row } from "./support/Results.ts"
 
 const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 5000), 500), 60_000)
@@ -54,6 +55,8 @@ const daemon = Layer.unwrapEffect(Effect.gen(function*() {
   return Daemon.layer({
     settings: { ...defaults, auth: AUTH, rateLimit: 0 },
     port: 0,
+    // OTEL_EXPORTER_OTLP_ENDPOINT measures the daemon with its span exporter on.
+    otlpTracesUrl: Tracing.tracesUrl(undefined),
     onDefaultToken: (created) => Effect.sync(() => (bearer = created.token))
   })
 })).pipe(Layer.provide(Layer.effect(Home, Home.make(home))))

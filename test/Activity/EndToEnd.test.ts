@@ -155,6 +155,20 @@ describe("activity, clients, pause and status on a running daemon", () => {
       await last
       await sdk.close().catch(() => undefined)
 
+      // ----- operational log: start and stop lines, one line per request, warnings, never a secret -----
+      const stderr = exited.stderr
+      assert.match(stderr, /level=INFO .*message=listening/)
+      assert.match(stderr, /level=INFO .*message=stopped/)
+      const requestLines = stderr.split("\n").filter((l) => l.includes('message="mcp request"'))
+      assert.isTrue(requestLines.some((l) =>
+        /level=INFO/.test(l) && /method=tools\/call/.test(l) && /tool=list_connections/.test(l) && /principal=alice/.test(l) &&
+        /client=sdk-client/.test(l) && /outcome=ok/.test(l) && /durationMs=[0-9.]+/.test(l)
+      ), requestLines.join("\n"))
+      assert.match(stderr, /level=WARN .*message="authentication failed"/)
+      assert.match(stderr, /level=WARN .*message="AI access paused"/)
+      for (const secret of Object.values(tokens)) assert.notInclude(stderr, secret)
+      assert.notInclude(stderr, "Article")
+
       // ----- the log: one line per request sent, statements only as digests, the chain intact -----
       const content = NodeFs.readFileSync(NodePath.join(home, "activity.log"), "utf8")
       const entries = content.trimEnd().split("\n").map((text) => Line.parse(text)!)
