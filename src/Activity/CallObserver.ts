@@ -12,6 +12,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
 import { META_CLIENT_INFO } from "../Schema/McpWire.ts"
 import * as Eras from "../Mcp/Eras.ts"
@@ -121,12 +122,24 @@ const MAX_SESSIONS = 1000
  *
  * @category layers
  */
-export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = Layer.effect(
+export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = Layer.scoped(
   CallObserver,
   Effect.gen(function*() {
     const log = yield* ActivityLog
     const clients = yield* Clients
     const sessionClients = new Map<string, { name: string; version: string | null }>()
+
+    // Log lines are written by a fiber of their own, so that a request answered at once needs no fiber.
+    let logLines: Array<{ warn: boolean; message: string; annotations: Record<string, unknown> }> = []
+    const logWake = yield* Queue.sliding<void>(1)
+    const writeLogLines = Effect.suspend(() => {
+      const lines = logLines
+      logLines = []
+      return Effect.forEach(lines, (line) =>
+        (line.warn ? Effect.logWarning(line.message) : Effect.logInfo(line.message)).pipe(Effect.annotateLogs(line.annotations)), { discard: true })
+    })
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(logWake), writeLogLines)))
+    yield* Effect.addFinalizer(() => writeLogLines)
 
     const begin = (started: Started): Observation => {
       const { method, meta, params, request } = started
@@ -149,8 +162,8 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
       let endClient: (() => void) | undefined
 
       let finished = false
-      const finish = (result: { outcome: Line.Outcome; code: number | null }): Effect.Effect<void> => {
-        if (finished) return Effect.void
+      const finish = (result: { outcome: Line.Outcome; code: number | null }): void => {
+        if (finished) return
         finished = true
         endClient?.()
         const durationMs = performance.now() - start
@@ -170,18 +183,27 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
           statements: statementsOf(tool, params)
         }
         log.record(call)
-        const annotations = {
-          method,
-          tool: tool ?? "",
-          principal: principal?.name ?? "",
-          client: client?.name ?? "",
-          outcome: result.outcome,
-          ...(result.code === null ? {} : { code: result.code }),
-          durationMs: Math.round(durationMs * 10) / 10
-        }
-        return result.outcome === "refused" || result.outcome === "unauthenticated"
-          ? Effect.logWarning(result.outcome === "refused" ? "mcp request refused" : "authentication failed").pipe(Effect.annotateLogs(annotations))
-          : Effect.logInfo("mcp request").pipe(Effect.annotateLogs(annotations))
+        logLines.push({
+          warn: result.outcome === "refused" || result.outcome === "unauthenticated",
+          message: result.outcome === "refused" ? "mcp request refused" : result.outcome === "unauthenticated" ? "authentication failed" : "mcp request",
+          annotations: {
+            method,
+            tool: tool ?? "",
+            principal: principal?.name ?? "",
+            client: client?.name ?? "",
+            outcome: result.outcome,
+            ...(result.code === null ? {} : { code: result.code }),
+            durationMs: Math.round(durationMs * 10) / 10
+          }
+        })
+        Queue.unsafeOffer(logWake, undefined)
+      }
+
+      /** The outcome of a complete response. */
+      const settled = (r: Extract<HttpTransport.HttpResponse, { _tag: "Full" }>) => {
+        rememberSession(r)
+        const text = textOf(r.body)
+        finish(text === undefined ? { outcome: r.status === 200 ? "ok" : "error", code: null } : outcomeOfMessage(text, method))
       }
 
       const rememberSession = (response: HttpTransport.HttpResponse) => {
@@ -203,8 +225,16 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
             era: modern ? "modern" : "legacy"
           })
         },
-        end: (response) =>
-          Effect.onExit(
+        end: (response) => {
+          // A response known at once stays an `Exit`: the transport writes it without a fiber.
+          if (Exit.isExit(response)) {
+            const exit = response as Exit.Exit<HttpTransport.HttpResponse>
+            if (Exit.isSuccess(exit) && exit.value._tag === "Full") {
+              settled(exit.value)
+              return response
+            }
+          }
+          return Effect.onExit(
             Effect.map(response, (r): HttpTransport.HttpResponse => {
               if (r._tag === "Full") return r
               // An event stream ends with its last frame (the response or the error) unless it is cut short.
@@ -215,23 +245,17 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
                 body: r.body.pipe(
                   Stream.tap((frame) => Effect.sync(() => (last = frame))),
                   Stream.onEnd(Effect.sync(() => (completed = true))),
-                  Stream.ensuring(Effect.suspend(() => finish(completed ? outcomeOfMessage(last, method) : { outcome: "cancelled", code: null })))
+                  Stream.ensuring(Effect.sync(() => finish(completed ? outcomeOfMessage(last, method) : { outcome: "cancelled", code: null })))
                 )
               }
             }),
-            (exit) => {
-              if (Exit.isFailure(exit)) return finish({ outcome: "cancelled", code: null })
-              const r = exit.value
-              if (r._tag === "Stream") return Effect.void
-              rememberSession(r)
-              if (r.status === 200) {
-                const text = textOf(r.body)
-                return finish(text === undefined ? { outcome: "ok", code: null } : outcomeOfMessage(text, method))
-              }
-              const text = textOf(r.body)
-              return finish(text === undefined ? { outcome: "error", code: null } : outcomeOfMessage(text, method))
-            }
+            (exit) =>
+              Effect.sync(() => {
+                if (Exit.isFailure(exit)) return finish({ outcome: "cancelled", code: null })
+                if (exit.value._tag === "Full") settled(exit.value)
+              })
           )
+        }
       }
     }
 
