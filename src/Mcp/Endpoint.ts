@@ -6,7 +6,9 @@
  *    connection arrived on (else 403 `forbidden_host`); a present `Origin` is allowed (else 403
  *    `forbidden_origin`); `OPTIONS` → 204 preflight; anything but `POST` → 405 `Allow: POST, OPTIONS`;
  * 2. the envelope: JSON (`-32700`), one JSON-RPC request or notification (`-32600`: batches, responses,
- *    bad members); notifications are answered 202 (only `notifications/cancelled` acts);
+ *    bad members); notifications are answered 202 (only `notifications/cancelled` acts); while AI
+ *    access is paused (`PauseSwitch`) everything is answered 503 `-33006`; each request with an id is
+ *    reported to the `CallObserver` (activity log, clients, log line) from here to its response;
  * 3. authentication (`Authenticator`, which also takes the request from the principal's rate bucket);
  * 4. the era (decision 6): modern requests have their `_meta` (`-32602`, `-32022`) and headers
  *    (`-32020`) validated; legacy requests other than `initialize` need their session (`-33001`);

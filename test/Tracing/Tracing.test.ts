@@ -116,6 +116,8 @@ describe("tracing", () => {
       assert.isDefined(tool)
       assert.isDefined(http)
       assert.strictEqual(request!.parentSpanId, PARENT_ID)
+      assert.strictEqual(tool!.parentSpanId, request!.spanId)
+      assert.deepInclude(tool!.attributes, { key: "gen_ai.tool.name", value: { stringValue: "execute_query" } })
       assert.deepInclude(request!.attributes, { key: "mcp.method.name", value: { stringValue: "tools/call" } })
       assert.deepInclude(request!.attributes, { key: "gen_ai.tool.name", value: { stringValue: "execute_query" } })
       // The Weaviate request's span is the one whose id went out in traceparent.
