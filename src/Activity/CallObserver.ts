@@ -44,6 +44,13 @@ export class CallObserver extends Context.Reference<CallObserver>()("weaviate-mc
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 const str = (u: unknown): string | null => (typeof u === "string" ? u : null)
 
+/** Client-chosen names reach the log on every call: not at any length. */
+const MAX_NAME = 200
+const named = (info: Readonly<Record<string, unknown>>) => ({
+  name: (info.name as string).slice(0, MAX_NAME),
+  version: str(info.version)?.slice(0, MAX_NAME) ?? null
+})
+
 const RESOURCE_CONNECTION = /^weaviate:\/\/connections\/([^/]+)/
 
 /** The connection a call names: `connection_id` of a tool or prompt, or the resource URI's. */
@@ -149,15 +156,15 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
       let client: { name: string; version: string | null } | undefined
       if (modern) {
         const info = meta?.[META_CLIENT_INFO]
-        if (isObject(info) && typeof info.name === "string") client = { name: info.name, version: str(info.version) }
+        if (isObject(info) && typeof info.name === "string") client = named(info)
       } else if (method === "initialize") {
         const info = params.clientInfo
-        if (isObject(info) && typeof info.name === "string") client = { name: info.name, version: str(info.version) }
+        if (isObject(info) && typeof info.name === "string") client = named(info)
       } else {
         const session = request.headers["mcp-session-id"]
         if (session !== undefined) client = sessionClients.get(session)
       }
-      const tool = method === "tools/call" ? str(params.name) : null
+      const tool = method === "tools/call" ? str(params.name)?.slice(0, MAX_NAME) ?? null : null
       let principal: Principal | undefined
       let endClient: (() => void) | undefined
 
