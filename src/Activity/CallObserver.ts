@@ -183,7 +183,7 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
           era: modern ? "modern" : "legacy",
           method,
           tool,
-          connection: connectionOf(method, params),
+          connection: connectionOf(method, params)?.slice(0, MAX_NAME) ?? null,
           outcome: result.outcome,
           code: result.code,
           durationMs,
