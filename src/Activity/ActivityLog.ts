@@ -177,13 +177,14 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
     Layer.scoped(ActivityLog, ActivityLog.make(options))
 }
 
+/** The log's text ("" when absent); a log that cannot be read is reported, never a reason to stop the daemon. */
 const readIfExists = (path: string) =>
-  Effect.promise(() =>
+  Effect.tryPromise(() =>
     NodeFs.readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") return ""
       throw error
     })
-  )
+  ).pipe(Effect.catchAll((error) => Effect.as(Effect.logError("cannot read activity.log", String(error.error)), "")))
 
 /** Appends whole lines with one write on an `O_APPEND` descriptor (mode 0600: the log names clients and principals). */
 const appendOnce = async (path: string, text: string) => {
