@@ -35,6 +35,7 @@ import { Home } from "../src/Daemon/Home.ts"
 import * as Settings from "../src/Daemon/Settings.ts"
 import { BoundAddress } from "../src/Mcp/HttpTransport.ts"
 import * as Cores from "./support/Cores.ts"
+import * as Tracing from "../src/Tracing/Tracing.ts"
 import { merge, type Row } from "./support/Results.ts"
 import * as Wrk from "./support/Wrk.ts"
 
@@ -58,6 +59,8 @@ const daemon = (auth: "tokens" | "off") => {
     return Daemon.layer({
       settings: { ...defaults, auth, rateLimit: 0 },
       port: 0,
+      // OTEL_EXPORTER_OTLP_ENDPOINT measures the daemon with its span exporter on.
+      otlpTracesUrl: Tracing.tracesUrl(undefined),
       onDefaultToken: (created) => Effect.sync(() => (bearer = created.token))
     })
   })).pipe(Layer.provide(Layer.effect(Home, Home.make(home))))

@@ -24,11 +24,16 @@ import { browseCommand } from "./Cli/BrowseCommand.ts"
 import { graphqlCommand } from "./Cli/GraphqlCommand.ts"
 import { restCommand } from "./Cli/RestCommand.ts"
 import * as PlainText from "./Cli/PlainText.ts"
+import { activityCommand } from "./Cli/ActivityCommand.ts"
+import { clientsCommand } from "./Cli/ClientsCommand.ts"
+import { pauseCommand, resumeCommand } from "./Cli/PauseCommand.ts"
+import { statusCommand } from "./Cli/StatusCommand.ts"
 
 /** The root command. @category commands */
 export const root = Command.make("weaviate-mcp").pipe(
   Command.withDescription("Work with Weaviate vector databases from AI clients (MCP) and the command line"),
-  Command.withSubcommands([serveCommand, tokensCommand, connectionsCommand, browseCommand, graphqlCommand, restCommand])
+  Command.withSubcommands([serveCommand, tokensCommand, connectionsCommand, browseCommand, graphqlCommand, restCommand,
+    activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand])
 )
 
 /** Runs the command line on `argv` (as `process.argv`). @category running */

@@ -251,15 +251,35 @@ export class ApprovalFlow extends Context.Tag("weaviate-mcp/Approval/ApprovalFlo
                 })
               })),
           AskDialog: ({ second }) =>
-            Effect.map(dialog.confirm(dialogRequest(input, second)), (approved) =>
-              approved
-                ? Outcome.Execute({ approvedBy: approvedByDialog[dialog.kind] })
-                : Outcome.Denied({ reason: "the user declined the write on their machine" }))
+            Effect.map(
+              dialog.confirm(dialogRequest(input, second)).pipe(
+                Effect.withSpan("approval.wait", { attributes: { "gen_ai.tool.name": input.tool.name, "approval.dialog": dialog.kind } })
+              ),
+              (approved) =>
+                approved
+                  ? Outcome.Execute({ approvedBy: approvedByDialog[dialog.kind] })
+                  : Outcome.Denied({ reason: "the user declined the write on their machine" })
+            )
         })
       }
     })
 
-    return ApprovalFlow.of({ approve })
+    // Approvals and refusals are worth a warning in the operational log (never the statement: it may hold data).
+    const logged = (input: ApprovalInput) =>
+      Effect.tap(approve(input), (outcome) =>
+        outcome._tag === "InputRequired"
+          ? Effect.void
+          : Effect.logWarning(outcome._tag === "Execute" ? "write approved" : "write refused").pipe(
+            Effect.annotateLogs({
+              tool: input.tool.name,
+              principal: input.principal.name,
+              client: input.client.name,
+              connection: input.connection.name,
+              ...(outcome._tag === "Execute" ? { approvedBy: outcome.approvedBy } : { reason: outcome.reason })
+            })
+          ))
+
+    return ApprovalFlow.of({ approve: logged })
   })
 
   /** Requires `RequestState` and `Dialog`. */

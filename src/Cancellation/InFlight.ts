@@ -87,6 +87,8 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
   readonly cancelPrincipal: (principalId: string) => Effect.Effect<number>
   /** Shutdown: cancels everything; how many. */
   readonly cancelAll: Effect.Effect<number>
+  /** Cancels everything with a reason of its own (AI access paused); how many. */
+  readonly cancelAllBecause: (reason: string) => Effect.Effect<number>
   /** Requests in flight. */
   readonly size: Effect.Effect<number>
 }>() {
@@ -154,6 +156,7 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
         return yield* cancelWhere((key) => key.principalId === principalId, REVOKED)
       }),
       cancelAll,
+      cancelAllBecause: (reason) => cancelWhere(() => true, reason),
       size: FiberMap.size(map)
     })
   })

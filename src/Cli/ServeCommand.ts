@@ -14,6 +14,7 @@ import * as Daemon from "../Daemon/Daemon.ts"
 import * as Logging from "../Daemon/Logging.ts"
 import * as Settings from "../Daemon/Settings.ts"
 import * as ClientConfig from "./ClientConfig.ts"
+import * as Tracing from "../Tracing/Tracing.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { UsageError } from "./CliErrors.ts"
 
@@ -48,7 +49,11 @@ const options = {
     Options.optional
   ),
   logLevel: Options.choice("log-level", ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"]).pipe(Options.optional),
-  logFormat: Options.choice("log-format", ["text", "json"]).pipe(Options.optional)
+  logFormat: Options.choice("log-format", ["text", "json"]).pipe(Options.optional),
+  otlp: Options.text("otlp").pipe(
+    Options.withDescription("Export traces to this OTLP/HTTP endpoint (base URL, e.g. http://127.0.0.1:4318; default OTEL_EXPORTER_OTLP_ENDPOINT)"),
+    Options.optional
+  )
 }
 
 /**
@@ -94,6 +99,7 @@ export const serveCommand = Command.make("serve", options, (flags) =>
     const daemon = Daemon.layer({
       settings,
       port: Option.match(settings.port, { onNone: () => ({ preferred: Settings.DEFAULT_PORT }), onSome: (port) => port }),
+      otlpTracesUrl: Tracing.tracesUrl(Option.getOrUndefined(flags.otlp)),
       onListening: (address) => Console.log(`weaviate-mcp listening on ${address.url}/mcp`),
       onDefaultToken: (created) => Console.log(firstRunMessage(created))
     })

@@ -13,6 +13,10 @@
  *
  * @since 0.1.0
  */
+import { ActivityLog, type Options as ActivityLogOptions } from "../Activity/ActivityLog.ts"
+import * as CallObserver from "../Activity/CallObserver.ts"
+import { Clients } from "../Activity/Clients.ts"
+import { Dialog } from "../Approval/Dialog.ts"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -38,7 +42,9 @@ import * as Handshake from "./Handshake.ts"
 import * as HandshakeToken from "./HandshakeToken.ts"
 import type { Home } from "./Home.ts"
 import * as Redaction from "./Redaction.ts"
+import * as Pause from "./Pause.ts"
 import * as Serve from "./Serve.ts"
+import * as Tracing from "../Tracing/Tracing.ts"
 import type { ServeSettings } from "./Settings.ts"
 
 /**
@@ -94,6 +100,10 @@ export interface DaemonOptions {
   readonly tokenStore?: TokenStoreOptions
   /** Bridge token rotation (default: hourly, 5 minutes of grace). */
   readonly bridgeToken?: BridgeTokenOptions
+  /** Where to export spans (OTLP/HTTP traces URL); none: no exporter. */
+  readonly otlpTracesUrl?: string | undefined
+  /** Retention of the activity log (default 90 days, pruned daily). */
+  readonly activity?: ActivityLogOptions
   /** The catalogue; default `defaultCatalogue`. Tests and embedding programs bring their own. */
   readonly catalogue?: Layer.Layer<CatalogueServices, unknown, CatalogueEnvironment>
 }
@@ -119,8 +129,26 @@ export const layer = (options: DaemonOptions): Layer.Layer<HttpTransport.BoundAd
   const authenticator = (settings.auth === "tokens" ? Authenticator.layerTokens : Authenticator.layerAnonymous).pipe(
     Layer.provide(RateLimiter.layer({ requestsPerSecond: settings.rateLimit, authFailuresPerMinute: settings.authLockout }))
   )
+  // What AI clients did: the activity log, the clients seen, the pause switch; one observation per call.
+  const activity = Layer.unwrapEffect(Effect.gen(function*() {
+    const instance = yield* Handshake.ServerInstance
+    return Layer.mergeAll(
+      CallObserver.layer.pipe(Layer.provideMerge(Layer.merge(ActivityLog.layer(options.activity), Clients.layer({ instanceId: instance.instanceId })))),
+      // settings.json is followed like tokens.json (same fallback poll).
+      Pause.layer(options.tokenStore?.pollInterval === undefined ? {} : { pollInterval: options.tokenStore.pollInterval })
+    )
+  }))
+  const describe = Layer.effectDiscard(Effect.gen(function*() {
+    const clients = yield* Clients
+    const pause = yield* Pause.PauseSwitch
+    clients.describe({ approvals: yield* resolvedApprovals(settings) })
+    pause.changes((paused) => clients.describe({ paused }))
+    yield* clients.writeNow
+  }))
   const endpoint = Endpoint.layer({ allowedOrigins: settings.allowedOrigins }).pipe(
-    Layer.provide(Layer.mergeAll(authenticator, options.catalogue ?? defaultCatalogue))
+    Layer.provide(Layer.mergeAll(authenticator, options.catalogue ?? defaultCatalogue)),
+    Layer.merge(describe),
+    Layer.provide(activity)
   )
   const revocation = Layer.unwrapEffect(Effect.gen(function*() {
     const inFlight = yield* InFlight
@@ -155,6 +183,17 @@ export const layer = (options: DaemonOptions): Layer.Layer<HttpTransport.BoundAd
     Layer.provide(endpoint),
     Layer.provide(HandshakeToken.layer),
     Layer.provide(shared),
-    Layer.provideMerge(Handshake.ServerInstance.layer)
+    Layer.provideMerge(Handshake.ServerInstance.layer),
+    Layer.provide(options.otlpTracesUrl === undefined ? Layer.empty : Tracing.layerOtlp(options.otlpTracesUrl))
   )
 }
+
+/**
+ * The approval mode `serve` resolved to (`native`, `terminal`, `exec`, `deny`), for `status`:
+ * the dialog resolution run once more over the same settings and environment.
+ */
+const resolvedApprovals = (settings: ServeSettings) =>
+  Effect.map(Dialog, (dialog) => dialog.kind).pipe(
+    Effect.provide(Dialog.layerFromMode(settings.approvals, { command: Option.getOrUndefined(settings.approvalCommand) })),
+    Effect.orElseSucceed(() => "unavailable")
+  )

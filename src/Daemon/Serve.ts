@@ -36,6 +36,10 @@ export interface ServeOptions {
  */
 export const make = Effect.fn("Serve.make")(function*(options: ServeOptions) {
   yield* Handshake.acquireLock()
+  // Added before the transport, so it runs after the transport has closed (finalizers run in reverse).
+  yield* Effect.addFinalizer(() =>
+    Effect.flatMap(Handshake.ServerInstance, (instance) =>
+      Effect.logInfo("stopped").pipe(Effect.annotateLogs({ uptimeSeconds: Math.round((Date.now() - instance.startedAt.getTime()) / 1000) }))))
   const address = yield* HttpTransport.make({ port: options.port, ...(options.limits ? { limits: options.limits } : {}) })
   const instance = yield* Handshake.ServerInstance
   const tokens = yield* HandshakeToken

@@ -23,6 +23,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs/promises"
@@ -37,6 +38,7 @@ import {
   UnexpectedResponse
 } from "./DriverError.ts"
 import * as Redaction from "../Daemon/Redaction.ts"
+import * as Tracing from "../Tracing/Tracing.ts"
 
 // ===== Models =====
 
@@ -209,11 +211,16 @@ export const make = (
     if (secret !== undefined) Redaction.global.register(secret)
     const scrub = (text: string) => scrubSecret(text, secret)
 
-    const request = (req: Request): Effect.Effect<Response, AuthenticationFailed | ConnectionFailed> => {
+    const request = (req: Request): Effect.Effect<Response, AuthenticationFailed | ConnectionFailed> =>
+      Effect.flatMap(FiberRef.get(Tracing.currentTraceState), (traceState) => send(req, traceState))
+
+    // The HttpClient writes `traceparent` from its span (in the MCP client's trace); `tracestate` is the client's, passed on.
+    const send = (req: Request, traceState: string | undefined): Effect.Effect<Response, AuthenticationFailed | ConnectionFailed> => {
       let httpRequest = HttpClientRequest.make(req.method)(baseUrl + req.path).pipe(HttpClientRequest.acceptJson)
       const params = Object.entries(req.query ?? {}).filter((e): e is [string, string] => e[1] !== undefined)
       if (params.length > 0) httpRequest = HttpClientRequest.setUrlParams(httpRequest, params)
       if (apiKey !== undefined) httpRequest = HttpClientRequest.bearerToken(httpRequest, apiKey)
+      if (traceState !== undefined) httpRequest = HttpClientRequest.setHeader(httpRequest, "tracestate", traceState)
       if (req.body !== undefined) {
         const text = "json" in req.body ? JSON.stringify(req.body.json) : req.body.text
         httpRequest = HttpClientRequest.bodyText(httpRequest, text, "application/json")

@@ -7,6 +7,8 @@
  *    `forbidden_origin`); `OPTIONS` → 204 preflight; anything but `POST` → 405 `Allow: POST, OPTIONS`;
  * 2. the envelope: JSON (`-32700`; nesting beyond 64 levels `-32600`; large bodies parsed in slices),
  *    one JSON-RPC request or notification (`-32600`: batches, responses, bad members); notifications are answered 202 (only `notifications/cancelled` acts);
+ *    while AI access is paused (`PauseSwitch`) everything is answered 503 `-33006`; each request with an id is
+ *    reported to the `CallObserver` (activity log, clients, log line) from here to its response;
  * 3. authentication (`Authenticator`, which also takes the request from the principal's rate bucket),
  *    done from the headers before the body is read (`admit`): without a valid token at most 64 KB of
  *    the body is read, so a large body is never parsed;
@@ -30,13 +32,17 @@
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Mailbox from "effect/Mailbox"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Tracer from "effect/Tracer"
+import { CallObserver } from "../Activity/CallObserver.ts"
 import { ServerInstance } from "../Daemon/Handshake.ts"
+import { PauseSwitch } from "../Daemon/Pause.ts"
+import * as Tracing from "../Tracing/Tracing.ts"
 import * as Redaction from "../Daemon/Redaction.ts"
 import { InFlight } from "../Cancellation/InFlight.ts"
 import * as JsonRpc from "../Schema/JsonRpc.ts"
@@ -49,6 +55,7 @@ import {
   MethodNotFound,
   ParseError,
   PayloadTooLarge,
+  ServerDisabled,
   ServiceUnavailable,
   toJsonRpcError
 } from "../Schema/McpErrors.ts"
@@ -223,16 +230,20 @@ const traceOf = (meta: Readonly<Record<string, unknown>> | undefined): Readonly<
 
 const TRACEPARENT = /^[0-9a-f]{2}-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/
 
-/** Handler spans join the client's trace when it sent a valid `traceparent`. */
+/**
+ * Handler spans join the client's trace when it sent a valid `traceparent` (and the driver's requests
+ * carry it on, with its `tracestate`).
+ */
 const withTraceParent = (trace: Readonly<Record<string, unknown>> | undefined) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
   const match = typeof trace?.traceparent === "string" ? TRACEPARENT.exec(trace.traceparent) : null
   if (match === null) return effect
-  return Effect.withParentSpan(effect, Tracer.externalSpan({
+  const parented = Effect.withParentSpan(effect, Tracer.externalSpan({
     traceId: match[1]!,
     spanId: match[2]!,
     sampled: (Number.parseInt(match[3]!, 16) & 1) === 1
   }))
+  return typeof trace?.tracestate === "string" ? Effect.locally(parented, Tracing.currentTraceState, trace.tracestate) : parented
 }
 
 const decodeProgressToken = Schema.decodeUnknownOption(McpWire.ProgressToken)
@@ -291,6 +302,9 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
   const sessions = yield* LegacySessions
   const pagination = yield* Pagination
   const resources = yield* Catalogue.Resources
+  const observer = yield* CallObserver
+  const pause = yield* PauseSwitch
+  const traced = yield* Tracing.TracingEnabled
   const dispatcher = Dispatcher.make({
     tools: yield* Catalogue.Tools,
     resources,
@@ -430,6 +444,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
       const provided = prepared.run.pipe(
         Effect.provideService(Catalogue.RequestContext, context(progress)),
         Effect.provideService(CurrentPrincipal, principal),
+        traced ? requestSpan(scope) : identity,
         withTraceParent(trace)
       )
       if (!prepared.suspends) return provided
@@ -631,21 +646,28 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
       return Effect.succeed(errorResponse(JsonRpc.readableId(body), new InvalidRequest({ message: "Invalid request: not a JSON-RPC 2.0 request" })))
     }
     const message = decoded.right
-    if (message.id === undefined) return notification(request, message)
+    if (message.id === undefined) return pause.isPaused() ? Effect.succeed(errorResponse(null, paused())) : notification(request, message)
     const id = message.id
     const params = message.params ?? {}
     const meta = isObject(params._meta) ? params._meta : undefined
+    const observed = observer.begin({ request, method: message.method, params, meta })
+    if (pause.isPaused()) {
+      const refused = Effect.succeed(errorResponse(id, paused()))
+      return observed === undefined ? refused : observed.end(refused)
+    }
     return authenticated(request).pipe(
       Effect.matchEffect({
         onFailure: (error) => Effect.succeed(errorResponse(id, error)),
         onSuccess: (principal) => {
+          observed?.authenticated(principal)
           const scope = { request, id, method: message.method, params, meta, principal }
           if (Eras.isModern(meta, request.headers["mcp-protocol-version"])) {
             return Eras.LEGACY_ONLY.has(message.method) ? Effect.succeed(errorResponse(id, methodNotFound(message.method))) : modern(scope)
           }
           return Eras.MODERN_ONLY.has(message.method) ? Effect.succeed(errorResponse(id, methodNotFound(message.method))) : legacy(scope)
         }
-      })
+      }),
+      observed === undefined ? identity : observed.end
     )
   }
 
@@ -702,6 +724,26 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     tooLarge: (head) => withCors(head.headers.origin, errorResponse(null, new PayloadTooLarge({ message: "Payload too large: the body cap is 10 MB" })))
   })
 })
+
+/** The server span of a request (exported only when tracing is on), named and annotated per the MCP semantic conventions. */
+const requestSpan = (scope: Scope) => {
+  const tool = scope.method === "tools/call" && typeof scope.params.name === "string" ? scope.params.name : undefined
+  return <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.withSpan(effect, tool === undefined ? scope.method : `${scope.method} ${tool}`, {
+      kind: "server",
+      captureStackTrace: false,
+      attributes: {
+        "mcp.method.name": scope.method,
+        "mcp.protocol.version": scope.protocolVersion,
+        "jsonrpc.request.id": String(scope.id),
+        "network.transport": "tcp",
+        "network.protocol.name": "http",
+        ...(tool === undefined ? {} : { "gen_ai.tool.name": tool, "gen_ai.operation.name": "execute_tool" })
+      }
+    })
+}
+
+const paused = () => new ServerDisabled({ message: "Server disabled: the user has paused AI access" })
 
 const methodNotFound = (method: string) => new MethodNotFound({ message: `Method not found: ${method}` })
 

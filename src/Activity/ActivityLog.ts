@@ -1,0 +1,209 @@
+/**
+ * `activity.log`: what AI clients did, one hash-chained JSON line per MCP call (format in
+ * `ActivityLine.ts`), kept 90 days.
+ *
+ * - **Never blocks a request.** `record` puts the call on an unbounded queue and returns; one writer
+ *   fiber takes everything queued, formats the lines (the chain is its state) and appends them.
+ * - **Whole lines only.** Each batch of complete lines is appended with one `write(2)` on a file
+ *   opened `O_APPEND`; readers (the `activity` command) also ignore a last line without its newline.
+ * - **Nothing lost on a clean shutdown.** Closing the layer waits for the batch being written, then
+ *   writes whatever is still queued. It is closed after the transport (which has answered or
+ *   cancelled every request by then), so the last calls are in the file.
+ * - **Retention.** At start and every 24 hours (on the `Clock`), lines older than 90 days are removed
+ *   and an anchor line is put first (temp file + rename, by the writer fiber, so no append is lost
+ *   and readers see the old or the new file, never half of one).
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as NodeFs from "node:fs/promises"
+import { Home } from "../Daemon/Home.ts"
+import * as Line from "./ActivityLine.ts"
+
+/** @category constants */
+export const RETENTION: Duration.Duration = Duration.days(90)
+
+/** @category models */
+export interface Options {
+  /** How long lines are kept (default 90 days). */
+  readonly retention?: Duration.DurationInput | undefined
+  /** How often retention runs after the start (default 24 hours). */
+  readonly pruneEvery?: Duration.DurationInput | undefined
+}
+
+/**
+ * @category services
+ */
+export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<ActivityLog, {
+  /** Queues a call for the log; synchronous, never blocks, never fails. */
+  readonly record: (call: Line.Call) => void
+  /** Waits until everything recorded so far is in the file. */
+  readonly flush: Effect.Effect<void>
+  /** Runs retention now (also run at start and every `pruneEvery`); how many lines it removed. */
+  readonly prune: Effect.Effect<number>
+}>() {
+  static readonly make = (options: Options = {}) =>
+    Effect.gen(function*() {
+      const home = yield* Home
+      const path = home.path("activity")
+      const retentionMs = Duration.toMillis(Duration.decode(options.retention ?? RETENTION))
+      // Calls wait in a plain array; the queue only wakes the writer, so interrupting the writer never loses a call.
+      let pending: Array<Line.Call> = []
+      const wake = yield* Queue.sliding<void>(1)
+      // One writer at a time: the writer fiber, the final drain and retention share the chain.
+      const lock = yield* Effect.makeSemaphore(1)
+
+      const existing = yield* readIfExists(path)
+      let prev = Line.lastHash(existing)
+      // A last line left unterminated by a crash stays as it is (verification reports it); new lines start on a line of their own.
+      let needsNewline = existing.length > 0 && !existing.endsWith("\n")
+      let written = 0
+      const waiters: Array<{ readonly upTo: number; readonly done: () => void }> = []
+      let recorded = 0
+
+      const append = (calls: ReadonlyArray<Line.Call>) =>
+        Effect.gen(function*() {
+          if (calls.length === 0) return
+          let text = needsNewline ? "\n" : ""
+          let next = prev
+          for (const call of calls) {
+            const line = Line.formatCall(call, next)
+            text += line.text + "\n"
+            next = line.hash
+          }
+          yield* Effect.tryPromise(() => appendOnce(path, text)).pipe(
+            Effect.tap(() =>
+              Effect.sync(() => {
+                prev = next
+                needsNewline = false
+              })
+            ),
+            Effect.catchAll((error) => Effect.logError("cannot write activity.log", String(error.error)))
+          )
+          written += calls.length
+          for (let i = waiters.length - 1; i >= 0; i--) {
+            if (waiters[i]!.upTo <= written) {
+              waiters[i]!.done()
+              waiters.splice(i, 1)
+            }
+          }
+        }).pipe(lock.withPermits(1), Effect.uninterruptible)
+
+      const takePending = () => {
+        const batch = pending
+        pending = []
+        return batch
+      }
+      // Interruption can only come while waiting to be woken: a batch taken is written.
+      const writer = yield* Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(restore(Queue.take(wake)), () => append(takePending()))
+      ).pipe(Effect.forever, Effect.forkDaemon)
+
+      const prune = Effect.gen(function*() {
+        const now = yield* Clock.currentTimeMillis
+        const cutoff = now - retentionMs
+        const content = yield* readIfExists(path)
+        const lines = content.split("\n")
+        const tail = lines.pop() ?? ""
+        let drop = 0
+        let lastDropped = Line.GENESIS
+        for (const text of lines) {
+          const entry = Line.parse(text)
+          const time = entry === undefined ? Number.NaN : Date.parse(entry.time)
+          if (entry !== undefined && entry.type === "anchor" && drop === 0) {
+            // An anchor stays only while the lines after it are kept.
+            drop++
+            lastDropped = entry.hash
+            continue
+          }
+          if (!(time < cutoff)) break
+          drop++
+          lastDropped = entry?.hash ?? lastDropped
+        }
+        const droppedCalls = lines.slice(0, drop).filter((text) => Line.parse(text)?.type === "call").length
+        if (droppedCalls === 0) return 0
+        const kept = lines.slice(drop)
+        const previousAnchor = Line.parse(lines[0] ?? "")
+        const prunedBefore = previousAnchor?.type === "anchor" ? previousAnchor.pruned : 0
+        const anchor = Line.formatAnchor(now, prunedBefore + droppedCalls, lastDropped)
+        const text = [anchor.text, ...kept].join("\n") + "\n" + tail
+        yield* Effect.tryPromise(() => replace(path, text)).pipe(
+          Effect.catchAll((error) => Effect.logError("cannot prune activity.log", String(error.error)))
+        )
+        if (kept.length === 0) prev = anchor.hash
+        yield* Effect.logInfo("activity log pruned").pipe(Effect.annotateLogs({ removed: droppedCalls }))
+        return droppedCalls
+      }).pipe(lock.withPermits(1), Effect.uninterruptible)
+
+      yield* prune
+      yield* Effect.forkScoped(
+        Effect.sleep(options.pruneEvery ?? Duration.days(1)).pipe(Effect.zipRight(prune), Effect.forever)
+      )
+
+      yield* Effect.addFinalizer(() =>
+        Effect.gen(function*() {
+          // The writer is interrupted between batches (a batch is written uninterruptibly), then the rest is written.
+          yield* Fiber.interrupt(writer)
+          yield* append(takePending())
+          for (const waiter of waiters.splice(0)) waiter.done()
+        })
+      )
+
+      return ActivityLog.of({
+        record: (call) => {
+          recorded++
+          pending.push(call)
+          wake.unsafeOffer(undefined)
+        },
+        flush: Effect.suspend(() => {
+          const upTo = recorded
+          if (written >= upTo) return Effect.void
+          return Effect.async<void>((resume) => {
+            waiters.push({ upTo, done: () => resume(Effect.void) })
+          })
+        }),
+        prune
+      })
+    })
+
+  /** Needs the home. */
+  static readonly layer = (options: Options = {}): Layer.Layer<ActivityLog, never, Home> =>
+    Layer.scoped(ActivityLog, ActivityLog.make(options))
+}
+
+/** The log's text ("" when absent); a log that cannot be read is reported, never a reason to stop the daemon. */
+const readIfExists = (path: string) =>
+  Effect.tryPromise(() =>
+    NodeFs.readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
+      if (error.code === "ENOENT") return ""
+      throw error
+    })
+  ).pipe(Effect.catchAll((error) => Effect.as(Effect.logError("cannot read activity.log", String(error.error)), "")))
+
+/** Appends whole lines with one write on an `O_APPEND` descriptor (mode 0600: the log names clients and principals). */
+const appendOnce = async (path: string, text: string) => {
+  const handle = await NodeFs.open(path, "a", 0o600)
+  try {
+    const bytes = Buffer.from(text, "utf8")
+    let offset = 0
+    // A regular file takes the whole buffer in one write; the loop only guards against a short write.
+    while (offset < bytes.length) {
+      const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset)
+      offset += bytesWritten
+    }
+  } finally {
+    await handle.close()
+  }
+}
+
+const replace = async (path: string, text: string) => {
+  const temp = `${path}.${process.pid}.tmp`
+  await NodeFs.writeFile(temp, text, { mode: 0o600 })
+  await NodeFs.rename(temp, path)
+}

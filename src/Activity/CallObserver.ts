@@ -1,0 +1,271 @@
+/**
+ * The one point where the endpoint reports an MCP call: it begins when a request with an id has been
+ * read, learns its principal once authenticated, and ends with the response (or the interruption)
+ * the client gets. The same observation feeds the activity log, the connected clients and the
+ * operational log line (`info`: one per request; `warn`: refusals and failed authentications).
+ *
+ * Without an observer (the default reference) the endpoint pays nothing: `begin` answers `undefined`.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Stream from "effect/Stream"
+import { META_CLIENT_INFO } from "../Schema/McpWire.ts"
+import * as Eras from "../Mcp/Eras.ts"
+import type * as HttpTransport from "../Mcp/HttpTransport.ts"
+import type { Principal } from "../Mcp/Principal.ts"
+import { ActivityLog } from "./ActivityLog.ts"
+import * as Line from "./ActivityLine.ts"
+import { Clients } from "./Clients.ts"
+
+/** A call being observed. @category models */
+export interface Observation {
+  readonly authenticated: (principal: Principal) => void
+  readonly end: (response: Effect.Effect<HttpTransport.HttpResponse>) => Effect.Effect<HttpTransport.HttpResponse>
+}
+
+/** @category models */
+export interface Started {
+  readonly request: HttpTransport.HttpRequest
+  readonly method: string
+  readonly params: Readonly<Record<string, unknown>>
+  readonly meta: Readonly<Record<string, unknown>> | undefined
+}
+
+/** @category services */
+export class CallObserver extends Context.Reference<CallObserver>()("weaviate-mcp/CallObserver", {
+  defaultValue: (): { readonly begin: (started: Started) => Observation | undefined } => ({ begin: () => undefined })
+}) {}
+
+const isObject = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
+const str = (u: unknown): string | null => (typeof u === "string" ? u : null)
+
+/** Client-chosen names reach the log on every call: not at any length. */
+const MAX_NAME = 200
+const named = (info: Readonly<Record<string, unknown>>) => ({
+  name: (info.name as string).slice(0, MAX_NAME),
+  version: str(info.version)?.slice(0, MAX_NAME) ?? null
+})
+
+const RESOURCE_CONNECTION = /^weaviate:\/\/connections\/([^/]+)/
+
+/** The connection a call names: `connection_id` of a tool or prompt, or the resource URI's. */
+const connectionOf = (method: string, params: Readonly<Record<string, unknown>>): string | null => {
+  if (method === "tools/call" || method === "prompts/get") {
+    const args = params.arguments
+    return isObject(args) ? str(args.connection_id) : null
+  }
+  if (method === "resources/read" || method === "resources/subscribe") {
+    const uri = str(params.uri)
+    const match = uri === null ? null : RESOURCE_CONNECTION.exec(uri)
+    return match === null ? null : decodeURIComponent(match[1]!)
+  }
+  return null
+}
+
+/** The statements a tool call carries, as digests: the query text, or the exact JSON of what is written. */
+const statementsOf = (tool: string | null, params: Readonly<Record<string, unknown>>): ReadonlyArray<string> => {
+  const args = params.arguments
+  if (tool === null || !isObject(args)) return []
+  switch (tool) {
+    case "execute_query":
+      return typeof args.query === "string" ? [Line.statementDigest(args.query)] : []
+    case "vector_search":
+      return typeof args.query === "string" ? [Line.statementDigest(args.query)] : []
+    case "insert_rows":
+    case "update_rows":
+      return args.rows === undefined ? [] : [Line.statementDigest(JSON.stringify(args.rows))]
+    case "delete_rows":
+      return args.uuids === undefined ? [] : [Line.statementDigest(JSON.stringify(args.uuids))]
+    case "confirm_destructive_operation":
+      return [Line.statementDigest(JSON.stringify({ operation: args.operation, table: args.table, filters: args.filters ?? [] }))]
+    default:
+      return []
+  }
+}
+
+/** The outcome of a JSON-RPC message text (a response body, or an event stream's last `data:`). */
+const outcomeOfMessage = (text: string, method: string): { outcome: Line.Outcome; code: number | null } => {
+  // In JSON text a `"` inside a string is always escaped: these members can only be structural.
+  if (text.includes('"error":{')) {
+    const match = /"error":\{"code":(-?\d+)/.exec(text)
+    const code = match === null ? null : Number(match[1])
+    return { outcome: outcomeOfCode(code), code }
+  }
+  if (text.includes('"resultType":"input_required"')) return { outcome: "input_required", code: null }
+  if (method === "tools/call" && text.includes('"isError":true')) return { outcome: "tool_error", code: null }
+  return { outcome: "ok", code: null }
+}
+
+const outcomeOfCode = (code: number | null): Line.Outcome => {
+  switch (code) {
+    case -33007:
+    case -33010:
+      return "refused"
+    case -33008:
+    case -33009:
+      return "unauthenticated"
+    case -33002:
+    case -33006:
+    case -33000:
+      return "cancelled"
+    default:
+      return "error"
+  }
+}
+
+const textOf = (body: string | Uint8Array | ReadonlyArray<Uint8Array>): string | undefined =>
+  typeof body === "string" ? body : body instanceof Uint8Array ? Buffer.from(body).toString("utf8") : undefined
+
+/** Legacy sessions remembered for their client's name; the oldest go first. */
+const MAX_SESSIONS = 1000
+
+/**
+ * The observer of the daemon: activity log, connected clients, operational log lines.
+ *
+ * @category layers
+ */
+export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = Layer.scoped(
+  CallObserver,
+  Effect.gen(function*() {
+    const log = yield* ActivityLog
+    const clients = yield* Clients
+    const sessionClients = new Map<string, { name: string; version: string | null }>()
+
+    // Log lines are written by a fiber of their own, so that a request answered at once needs no fiber.
+    let logLines: Array<{ warn: boolean; message: string; annotations: Record<string, unknown> }> = []
+    const logWake = yield* Queue.sliding<void>(1)
+    const writeLogLines = Effect.suspend(() => {
+      const lines = logLines
+      logLines = []
+      return Effect.forEach(lines, (line) =>
+        (line.warn ? Effect.logWarning(line.message) : Effect.logInfo(line.message)).pipe(Effect.annotateLogs(line.annotations)), { discard: true })
+    })
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(logWake), writeLogLines)))
+    yield* Effect.addFinalizer(() => writeLogLines)
+
+    const begin = (started: Started): Observation => {
+      const { method, meta, params, request } = started
+      const time = Date.now()
+      const start = performance.now()
+      const modern = Eras.isModern(meta, request.headers["mcp-protocol-version"])
+      let client: { name: string; version: string | null } | undefined
+      if (modern) {
+        const info = meta?.[META_CLIENT_INFO]
+        if (isObject(info) && typeof info.name === "string") client = named(info)
+      } else if (method === "initialize") {
+        const info = params.clientInfo
+        if (isObject(info) && typeof info.name === "string") client = named(info)
+      } else {
+        const session = request.headers["mcp-session-id"]
+        if (session !== undefined) client = sessionClients.get(session)
+      }
+      const tool = method === "tools/call" ? str(params.name)?.slice(0, MAX_NAME) ?? null : null
+      let principal: Principal | undefined
+      let endClient: (() => void) | undefined
+
+      let finished = false
+      const finish = (result: { outcome: Line.Outcome; code: number | null }): void => {
+        if (finished) return
+        finished = true
+        endClient?.()
+        const durationMs = performance.now() - start
+        const call: Line.Call = {
+          time,
+          client: client?.name ?? null,
+          clientVersion: client?.version ?? null,
+          principal: principal?.id ?? null,
+          principalName: principal?.name ?? null,
+          era: modern ? "modern" : "legacy",
+          method,
+          tool,
+          connection: connectionOf(method, params)?.slice(0, MAX_NAME) ?? null,
+          outcome: result.outcome,
+          code: result.code,
+          durationMs,
+          statements: statementsOf(tool, params)
+        }
+        log.record(call)
+        logLines.push({
+          warn: result.outcome === "refused" || result.outcome === "unauthenticated",
+          message: result.outcome === "refused" ? "mcp request refused" : result.outcome === "unauthenticated" ? "authentication failed" : "mcp request",
+          annotations: {
+            method,
+            tool: tool ?? "",
+            principal: principal?.name ?? "",
+            client: client?.name ?? "",
+            outcome: result.outcome,
+            ...(result.code === null ? {} : { code: result.code }),
+            durationMs: Math.round(durationMs * 10) / 10
+          }
+        })
+        Queue.unsafeOffer(logWake, undefined)
+      }
+
+      /** The outcome of a complete response. */
+      const settled = (r: Extract<HttpTransport.HttpResponse, { _tag: "Full" }>) => {
+        rememberSession(r)
+        const text = textOf(r.body)
+        finish(text === undefined ? { outcome: r.status === 200 ? "ok" : "error", code: null } : outcomeOfMessage(text, method))
+      }
+
+      const rememberSession = (response: HttpTransport.HttpResponse) => {
+        const session = response.headers["mcp-session-id"]
+        if (method !== "initialize" || session === undefined || client === undefined) return
+        if (sessionClients.size >= MAX_SESSIONS) sessionClients.delete(sessionClients.keys().next().value!)
+        sessionClients.set(session, client)
+      }
+
+      return {
+        authenticated: (p) => {
+          principal = p
+          endClient = clients.begin({
+            name: client?.name ?? "unknown",
+            version: client?.version ?? null,
+            principal: p.id,
+            principalName: p.name,
+            principalSource: p._tag === "AnonymousPrincipal" ? "anonymous" : p.source,
+            era: modern ? "modern" : "legacy"
+          })
+        },
+        end: (response) => {
+          // A response known at once stays an `Exit`: the transport writes it without a fiber.
+          if (Exit.isExit(response)) {
+            const exit = response as Exit.Exit<HttpTransport.HttpResponse>
+            if (Exit.isSuccess(exit) && exit.value._tag === "Full") {
+              settled(exit.value)
+              return response
+            }
+          }
+          return Effect.onExit(
+            Effect.map(response, (r): HttpTransport.HttpResponse => {
+              if (r._tag === "Full") return r
+              // An event stream ends with its last frame (the response or the error) unless it is cut short.
+              let last = ""
+              let completed = false
+              return {
+                ...r,
+                body: r.body.pipe(
+                  Stream.tap((frame) => Effect.sync(() => (last = frame))),
+                  Stream.onEnd(Effect.sync(() => (completed = true))),
+                  Stream.ensuring(Effect.sync(() => finish(completed ? outcomeOfMessage(last, method) : { outcome: "cancelled", code: null })))
+                )
+              }
+            }),
+            (exit) =>
+              Effect.sync(() => {
+                if (Exit.isFailure(exit)) return finish({ outcome: "cancelled", code: null })
+                if (exit.value._tag === "Full") settled(exit.value)
+              })
+          )
+        }
+      }
+    }
+
+    return { begin }
+  })
+)

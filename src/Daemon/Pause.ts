@@ -1,0 +1,110 @@
+/**
+ * Pausing AI access: `weaviate-mcp pause` / `resume` flip `paused` in `settings.json`; the running
+ * daemon follows within a second (`fs.watch` on the home directory, which survives the atomic
+ * rename, plus a 500 ms poll for filesystems without events). While paused every MCP request is
+ * answered 503 `-33006` and the calls in flight when it paused are cancelled; the command line,
+ * which works on the home's files, keeps working.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { InFlight } from "../Cancellation/InFlight.ts"
+import { Home } from "./Home.ts"
+import * as Settings from "./Settings.ts"
+import * as SecretFile from "./SecretFile.ts"
+
+/** The reason calls cancelled by a pause carry. @category constants */
+export const PAUSED = "AI access was paused"
+
+/**
+ * Whether AI access is paused now; read by the endpoint on every request (default: never paused).
+ *
+ * @category services
+ */
+export class PauseSwitch extends Context.Reference<PauseSwitch>()("weaviate-mcp/PauseSwitch", {
+  defaultValue: (): { readonly isPaused: () => boolean; readonly changes: (listener: (paused: boolean) => void) => void } => ({
+    isPaused: () => false,
+    changes: () => undefined
+  })
+}) {}
+
+/** Reads `paused` from settings.json (false when absent or unreadable). @category reading */
+export const readPaused = Effect.map(
+  Settings.readSettingsFile().pipe(Effect.orElseSucceed(() => ({} as Record<string, unknown>))),
+  (settings) => settings.paused === true
+)
+
+/**
+ * Sets `paused` in settings.json, keeping every other setting (atomic write, mode 0600).
+ *
+ * @category writing
+ */
+export const setPaused = Effect.fn("Pause.setPaused")(function*(paused: boolean) {
+  const home = yield* Home
+  const settings = yield* Settings.readSettingsFile()
+  yield* SecretFile.writeJsonAtomic(home.path("settings"), { ...settings, paused })
+})
+
+/**
+ * The daemon's switch: follows settings.json and cancels every call in flight when access pauses.
+ *
+ * @category layers
+ */
+export const layer = (options: { readonly pollInterval?: Duration.DurationInput } = {}): Layer.Layer<PauseSwitch, never, Home | InFlight> =>
+  Layer.scoped(
+    PauseSwitch,
+    Effect.gen(function*() {
+      const home = yield* Home
+      const inFlight = yield* InFlight
+      const listeners: Array<(paused: boolean) => void> = []
+      let paused = yield* readPaused
+      const settingsName = NodePath.basename(home.path("settings"))
+      const wake = yield* Queue.sliding<void>(1)
+      yield* Effect.acquireRelease(
+        Effect.sync(() => {
+          try {
+            const watcher = NodeFs.watch(home.dir, { persistent: false }, (_event, changed) => {
+              if (changed === null || changed === settingsName) Queue.unsafeOffer(wake, undefined)
+            })
+            watcher.on("error", () => watcher.close())
+            return watcher
+          } catch {
+            return undefined
+          }
+        }),
+        (watcher) => Effect.sync(() => watcher?.close())
+      )
+      const follow = Effect.gen(function*() {
+        const now = yield* readPaused
+        if (now === paused) return
+        paused = now
+        for (const listener of listeners) listener(now)
+        if (now) {
+          const cancelled = yield* inFlight.cancelAllBecause(PAUSED)
+          yield* Effect.logWarning("AI access paused").pipe(Effect.annotateLogs({ cancelled }))
+        } else {
+          yield* Effect.logWarning("AI access resumed")
+        }
+      })
+      const interval = Duration.decode(options.pollInterval ?? "500 millis")
+      yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(interval)).pipe(
+        Effect.zipRight(follow),
+        Effect.forever,
+        Effect.forkScoped
+      )
+      if (paused) yield* Effect.logWarning("AI access is paused (weaviate-mcp resume turns it back on)")
+      return {
+        isPaused: () => paused,
+        changes: (listener: (paused: boolean) => void) => {
+          listeners.push(listener)
+          listener(paused)
+        }
+      }
+    })
+  )

@@ -1,0 +1,100 @@
+/**
+ * Tracing, end to end: a client's W3C trace context (`traceparent`, `tracestate` in a request's
+ * `_meta`) continues into every HTTP request the driver sends to Weaviate for that call, and, with
+ * an OTLP endpoint configured, the daemon exports its spans.
+ *
+ * - Propagation needs no exporter: the endpoint makes the client's `traceparent` the parent span of
+ *   the call; @effect/platform's HttpClient writes `traceparent` (and `b3`) from its own client span,
+ *   which is in the client's trace; `tracestate` is carried in a fiber-local value the driver adds.
+ * - Export: `serve --otlp URL` or `OTEL_EXPORTER_OTLP_ENDPOINT` (the base URL; spans go to
+ *   `URL/v1/traces`, as the OpenTelemetry specification says; `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`
+ *   is taken as the full URL). Spans: MCP request (`tools/call execute_query`, kind server) → tool
+ *   (`Tools.execute_query`) → approval wait (`approval.wait`) → Weaviate request (`http.client POST`),
+ *   with the semantic-convention names (`mcp.method.name`, `jsonrpc.request.id`,
+ *   `mcp.protocol.version`, `gen_ai.tool.name`, `http.request.method`, `url.full`…). Header values
+ *   that carry credentials (`authorization`) are redacted by the HTTP client; log lines are not
+ *   copied into spans (they go through the redacting logger only).
+ * - Nothing configured: no exporter is loaded and the endpoint adds no span (the `TracingEnabled`
+ *   reference is false), so the hot path costs what it did.
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import { NAME, VERSION } from "../Daemon/Version.ts"
+
+/**
+ * Whether spans are exported: the endpoint adds its request spans only then.
+ *
+ * @category services
+ */
+export class TracingEnabled extends Context.Reference<TracingEnabled>()("weaviate-mcp/TracingEnabled", {
+  defaultValue: () => false
+}) {}
+
+/**
+ * The client's `tracestate`, for the driver's requests of the call.
+ *
+ * @category context
+ */
+export const currentTraceState: FiberRef.FiberRef<string | undefined> = FiberRef.unsafeMake<string | undefined>(undefined)
+
+/**
+ * The OTLP/HTTP traces URL from `--otlp` or the environment; `undefined` when tracing is off.
+ *
+ * @category config
+ */
+export const tracesUrl = (flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined => {
+  const base = (url: string) => `${url.replace(/\/+$/, "")}/v1/traces`
+  if (flag !== undefined && flag !== "") return base(flag)
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+  if (traces !== undefined && traces !== "") return traces
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT
+  if (endpoint !== undefined && endpoint !== "") return base(endpoint)
+  return undefined
+}
+
+/**
+ * Exports spans to an OTLP/HTTP endpoint (JSON) through `@effect/opentelemetry`. The OpenTelemetry
+ * packages are loaded only here, when tracing is on. Spans still queued are flushed when the layer
+ * closes.
+ *
+ * @category layers
+ */
+export const layerOtlp = (url: string) =>
+  Layer.unwrapEffect(
+    Effect.promise(async () => {
+      const [OtelTracer, OtelResource, SdkTraceBase, Exporter] = await Promise.all([
+        import("@effect/opentelemetry/Tracer"),
+        import("@effect/opentelemetry/Resource"),
+        import("@opentelemetry/sdk-trace-base"),
+        import("@opentelemetry/exporter-trace-otlp-http")
+      ])
+      const provider = Layer.scoped(
+        OtelTracer.OtelTracerProvider,
+        Effect.flatMap(OtelResource.Resource, (resource) =>
+          Effect.acquireRelease(
+            Effect.sync(() =>
+              new SdkTraceBase.BasicTracerProvider({
+                resource,
+                spanProcessors: [new SdkTraceBase.BatchSpanProcessor(new Exporter.OTLPTraceExporter({ url }), { scheduledDelayMillis: 500 })]
+              })
+            ),
+            (p) => Effect.promise(() => p.forceFlush().then(() => p.shutdown()).catch(() => undefined))
+          ))
+      )
+      return Layer.mergeAll(
+        Layer.succeed(TracingEnabled, true),
+        // Log lines stay in the redacting logger; they are not copied into span events.
+        Logger.remove(Logger.tracerLogger),
+        OtelTracer.layer.pipe(
+          Layer.provide(provider),
+          Layer.provide(OtelResource.layer({ serviceName: NAME, serviceVersion: VERSION }))
+        ),
+        Layer.effectDiscard(Effect.logInfo("exporting traces").pipe(Effect.annotateLogs({ url })))
+      )
+    })
+  )
