@@ -151,7 +151,7 @@ describe("tools over HTTP, modern era", () => {
     try {
       const result: any = await client.callTool({ name: "describe_table", arguments: { connection_id: connectionId, table: "Article" } })
       expect(result.isError).toBeFalsy()
-      expect(result.structuredContent.vectorizer).toBe("text2vec-test")
+      expect(result.structuredContent.vectorizer).toBe("text2vec-transformers")
       expect(asked).toHaveLength(1)
       expect(asked[0].message).toContain("first time")
     } finally {

@@ -49,8 +49,8 @@ export interface ClassDef {
   shardingConfig: Record<string, unknown>
 }
 
-/** Modules this instance knows; `text2vec-test` is the deterministic hashing vectorizer (Vectorizer.ts). */
-export const VECTORIZER_MODULES: ReadonlySet<string> = new Set(["text2vec-test"])
+/** Modules this instance knows; `text2vec-transformers` is the deterministic hashing vectorizer (Vectorizer.ts). */
+export const VECTORIZER_MODULES: ReadonlySet<string> = new Set(["text2vec-transformers"])
 
 export const PRIMITIVE_TYPES: ReadonlySet<string> = new Set([
   "text", "text[]", "string", "string[]", "int", "int[]", "number", "number[]", "boolean", "boolean[]",

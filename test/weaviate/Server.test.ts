@@ -185,7 +185,7 @@ describe("data model", () => {
     await call(w, "POST", "/v1/schema", { class: "Author", properties: [{ name: "name", dataType: ["text"] }] })
     await call(w, "POST", "/v1/schema", {
       class: "Note",
-      vectorizer: "text2vec-test",
+      vectorizer: "text2vec-transformers",
       properties: [
         { name: "text", dataType: ["text"] },
         { name: "ints", dataType: ["int[]"] },
@@ -237,7 +237,7 @@ describe("data model", () => {
     expect(r.data.Get.Note).toEqual([{ text: "cats and dogs", meta: { k: "v", n: 2 }, writtenBy: [{ name: "Ursula", _additional: { id: AUTHOR } }] }])
   })
 
-  it("nearText uses the text2vec-test vectorizer and ranks by distance", async () => {
+  it("nearText uses the text2vec-transformers vectorizer and ranks by distance", async () => {
     await call(w, "POST", "/v1/objects", { class: "Note", properties: { text: "stock market report" } })
     const r = await gql(w, `{ Get { Note(nearText: {concepts: ["dogs and cats"]}) { text _additional { distance certainty } } } }`)
     const hits = r.data.Get.Note

@@ -1,12 +1,12 @@
 /**
- * `text2vec-test`: a small deterministic text vectorizer module. Each word token is hashed (FNV-1a)
+ * `text2vec-transformers`: a small deterministic text vectorizer module. Each word token is hashed (FNV-1a)
  * into one of DIMENSIONS buckets with a hash-derived sign; the sum is L2-normalised. Texts sharing
  * words therefore have small cosine distances, which is all tests need from a vectorizer.
  */
 import { type ClassDef, isTextType } from "./Schema.ts"
 import { tokenize } from "./Tokenizer.ts"
 
-export const TEST_VECTORIZER = "text2vec-test"
+export const TEST_VECTORIZER = "text2vec-transformers"
 export const DIMENSIONS = 32
 
 const fnv1a = (s: string): number => {
