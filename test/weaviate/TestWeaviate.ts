@@ -13,10 +13,10 @@
  * What only the compatible instance can do (changing its keys at run time, echoing the key into
  * errors, a fixed port) is asked of it explicitly with `startWeaviate`.
  */
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { type RealWeaviate, startRealWeaviate } from "./RealWeaviate.ts"
 import { startRecordingProxy } from "./RecordingProxy.ts"
-import { startWeaviate, type WeaviateTestInstance, type WeaviateTestOptions } from "./WeaviateServer.ts"
+import { startWeaviate, WeaviateInstance, type WeaviateTestInstance, type WeaviateTestOptions } from "./WeaviateServer.ts"
 
 export type TargetKind = "real" | "external" | "compatible"
 
@@ -197,3 +197,7 @@ export const TestWeaviate = (options?: WeaviateTestOptions) =>
     Effect.promise(() => startTestWeaviate(options)),
     (w) => Effect.promise(() => w.close())
   )
+
+/** A Layer providing a lease as `WeaviateInstance`. */
+export const layer = (options?: WeaviateTestOptions): Layer.Layer<WeaviateInstance> =>
+  Layer.scoped(WeaviateInstance, TestWeaviate(options))
