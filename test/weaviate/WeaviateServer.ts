@@ -117,12 +117,9 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
   let apiKeys: ReadonlyArray<string> = options.apiKeys ?? []
   const anonymousAccess = options.anonymousAccess ?? options.apiKeys === undefined
   const maxResults = options.maxResults ?? DEFAULT_LIMITS.maxResults
-  // a deployment with a small QUERY_MAXIMUM_RESULTS sets its default limits no higher
-  const limits = {
-    maxResults,
-    defaultLimit: Math.min(DEFAULT_LIMITS.defaultLimit, maxResults),
-    defaultGraphqlLimit: Math.min(DEFAULT_LIMITS.defaultGraphqlLimit, maxResults)
-  }
+  // The default limits stay 10 and 100 whatever QUERY_MAXIMUM_RESULTS is: on the real server a Get
+  // without a limit fails once QUERY_MAXIMUM_RESULTS is below 100 (test/weaviate/Fidelity.test.ts).
+  const limits = { ...DEFAULT_LIMITS, maxResults }
   const tls = options.tls === true ? generateTls() : undefined
   const scheme = tls === undefined ? "http" : "https"
   let port = 0
