@@ -14,6 +14,8 @@
  * errors, a fixed port) is asked of it explicitly with `startWeaviate`.
  */
 import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import { weaviateBinary } from "../../scripts/weaviate.mjs"
 import { type RealWeaviate, startRealWeaviate } from "./RealWeaviate.ts"
 import { startRecordingProxy } from "./RecordingProxy.ts"
 import { startWeaviate, WeaviateInstance, type WeaviateTestInstance, type WeaviateTestOptions } from "./WeaviateServer.ts"
@@ -109,7 +111,7 @@ const requestText = async (
   })
 }
 
-const lease = async (options: WeaviateTestOptions): Promise<Pooled> => {
+const lease = async (options: WeaviateTestOptions): Promise<Pooled | undefined> => {
   const key = keyOf(options)
   const entries = pool.get(key) ?? []
   pool.set(key, entries)
@@ -122,6 +124,9 @@ const lease = async (options: WeaviateTestOptions): Promise<Pooled> => {
   if (currentTarget().kind === "external" && externalFits(options) && entries.length === 0) {
     server = externalUpstream()
     await dropAllCollections(server)
+  } else if (!builtServer()) {
+    // WEAVIATE_TEST_URL's server is leased already and no server is built: nothing real is free
+    return undefined
   } else {
     const real = await startRealWeaviate({
       ...(options.apiKeys !== undefined ? { apiKeys: options.apiKeys } : {}),
@@ -136,11 +141,13 @@ const lease = async (options: WeaviateTestOptions): Promise<Pooled> => {
   return entry
 }
 
+const builtServer = () => fs.existsSync(weaviateBinary())
+
 /** Whether a lease of `options` would be served by a real server on this run. */
 export const servesReal = (options: WeaviateTestOptions = {}) => {
   const kind = currentTarget().kind
   if (kind === "compatible" || needsCompatible(options)) return false
-  return kind === "real" || externalFits(options) || kind === "external"
+  return kind === "real" || externalFits(options) || builtServer()
 }
 
 /**
@@ -148,8 +155,8 @@ export const servesReal = (options: WeaviateTestOptions = {}) => {
  * compatible instance. Close it when done (the collections it holds are dropped).
  */
 export const startTestWeaviate = async (options: WeaviateTestOptions = {}): Promise<WeaviateTestInstance> => {
-  if (!servesReal(options)) return startWeaviate(options)
-  const entry = await lease(options)
+  const entry = servesReal(options) ? await lease(options) : undefined
+  if (entry === undefined) return startWeaviate(options)
   const { server } = entry
   const proxy = await startRecordingProxy({
     upstream: server.url,
