@@ -217,10 +217,19 @@ const probeReady = (port: number, ca: string | undefined) =>
     req.on("timeout", () => (req.destroy(), resolve(false)))
   })
 
+/** Whether something already listens on 127.0.0.1:port (its readiness answer would fool ours). */
+const portTaken = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const server = net.createServer()
+    server.once("error", () => resolve(true))
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(false)))
+  })
+
 /** Starts the real server (the binary must be built); retries with new ports when one was taken meanwhile. */
 export const startRealWeaviate = async (options: RealWeaviateOptions = {}): Promise<RealWeaviate> => {
   const binary = weaviateBinary()
   if (!fs.existsSync(binary)) throw new Error(`the real Weaviate is not built (${binary}): run node scripts/weaviate.mjs build`)
+  if (options.port !== undefined && (await portTaken(options.port))) throw new Error(`port ${options.port} on 127.0.0.1 is in use`)
   const { url } = await sharedEmbedder()
   let last = ""
   for (let i = 0; i < 3; i++) {
