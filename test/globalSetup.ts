@@ -6,7 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { buildCli } from "../scripts/build.mjs"
 import { buildWeaviate, goCommand, weaviateBinary, weaviateVersion } from "../scripts/weaviate.mjs"
-import type { Target } from "./weaviate/TestWeaviate.ts"
+import type { Target } from "./weaviate/Target.ts"
 
 const loud = (lines: ReadonlyArray<string>) => {
   const bar = "!".repeat(100)

@@ -6,7 +6,7 @@
  * never prints `0 failed`.
  */
 import type { Reporter, TestModule } from "vitest/node"
-import { currentTarget } from "../weaviate/TestWeaviate.ts"
+import { currentTarget } from "../weaviate/Target.ts"
 
 /** The line naming the Weaviate the run tested against (chosen by test/globalSetup.ts). */
 export const weaviateUnderTest = (): string => currentTarget().label

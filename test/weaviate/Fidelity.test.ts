@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startRealWeaviate } from "./RealWeaviate.ts"
-import { currentTarget } from "./TestWeaviate.ts"
+import { currentTarget } from "./Target.ts"
 import { startWeaviate, type WeaviateTestInstance } from "./WeaviateServer.ts"
 
 const MAX_RESULTS = 100

@@ -18,24 +18,8 @@ import * as fs from "node:fs"
 import { weaviateBinary } from "../../scripts/weaviate.mjs"
 import { type RealWeaviate, startRealWeaviate } from "./RealWeaviate.ts"
 import { startRecordingProxy } from "./RecordingProxy.ts"
+import { currentTarget } from "./Target.ts"
 import { startWeaviate, WeaviateInstance, type WeaviateTestInstance, type WeaviateTestOptions } from "./WeaviateServer.ts"
-
-export type TargetKind = "real" | "external" | "compatible"
-
-export interface Target {
-  readonly kind: TargetKind
-  /** the Weaviate version under test */
-  readonly version: string
-  /** one line naming it, for the closing lines of `npm test` */
-  readonly label: string
-}
-
-/** The run's target as globalSetup decided it (WEAVIATE_MCP_TEST_TARGET); compatible when run outside it. */
-export const currentTarget = (): Target => {
-  const raw = process.env["WEAVIATE_MCP_TEST_TARGET"]
-  if (raw !== undefined) return JSON.parse(raw) as Target
-  return { kind: "compatible", version: "1.39.0", label: "the Weaviate-compatible test instance (1.39 behaviour)" }
-}
 
 /** The options only the compatible instance honours. */
 const needsCompatible = (options: WeaviateTestOptions) => options.echoApiKeyInErrors === true || options.port !== undefined
@@ -62,6 +46,15 @@ const pool = new Map<string, Array<Pooled>>()
 
 const keyOf = (options: WeaviateTestOptions) =>
   JSON.stringify([options.apiKeys ?? null, options.anonymousAccess ?? null, options.tls === true, options.maxResults ?? null])
+
+/**
+ * A test file that imports this module will most likely lease a server with the default options,
+ * so one starts at import: its ~3 s start overlaps with the file's own imports and collection.
+ * Unclaimed, it ends with the worker.
+ */
+let prestarted: Promise<RealWeaviate> | undefined =
+  process.env["VITEST_WORKER_ID"] !== undefined && currentTarget().kind === "real" ? startRealWeaviate() : undefined
+prestarted?.catch(() => undefined)
 
 const externalUpstream = (): Upstream => {
   const url = process.env["WEAVIATE_TEST_URL"]!.replace(/\/+$/, "")
@@ -128,7 +121,9 @@ const lease = async (options: WeaviateTestOptions): Promise<Pooled | undefined> 
     // WEAVIATE_TEST_URL's server is leased already and no server is built: nothing real is free
     return undefined
   } else {
-    const real = await startRealWeaviate({
+    const early = key === keyOf({}) ? prestarted : undefined
+    if (early !== undefined) prestarted = undefined
+    const real = (early === undefined ? undefined : await early.catch(() => undefined)) ?? await startRealWeaviate({
       ...(options.apiKeys !== undefined ? { apiKeys: options.apiKeys } : {}),
       ...(options.anonymousAccess !== undefined ? { anonymousAccess: options.anonymousAccess } : {}),
       ...(options.tls === true ? { tls: true } : {}),
