@@ -14,6 +14,7 @@
  * errors, a fixed port) is asked of it explicitly with `startWeaviate`.
  */
 import { Effect, Layer } from "effect"
+import { afterAll } from "vitest"
 import * as fs from "node:fs"
 import { weaviateBinary } from "../../scripts/weaviate.mjs"
 import { type RealWeaviate, startRealWeaviate } from "./RealWeaviate.ts"
@@ -35,6 +36,8 @@ interface Pooled {
 
 interface Upstream {
   readonly url: string
+  /** a server this worker started (not WEAVIATE_TEST_URL's) */
+  readonly stop?: () => Promise<void>
   readonly caPem: string | undefined
   readonly tls: RealWeaviate["tls"]
   readonly adminKey: string | undefined
@@ -55,6 +58,19 @@ const keyOf = (options: WeaviateTestOptions) =>
 let prestarted: Promise<RealWeaviate> | undefined =
   process.env["VITEST_WORKER_ID"] !== undefined && currentTarget().kind === "real" ? startRealWeaviate() : undefined
 prestarted?.catch(() => undefined)
+
+// The servers of a test file stop after it (this hook, registered at import, runs after the file's
+// own): vitest ends its workers without an `exit` event, and a stopped server removes its data.
+afterAll(async () => {
+  const servers: Array<Promise<unknown>> = []
+  for (const entries of pool.values()) {
+    for (const entry of entries) if (entry.server.stop !== undefined) servers.push(entry.server.stop())
+  }
+  if (prestarted !== undefined) servers.push(prestarted.then((s) => s.stop(), () => undefined))
+  pool.clear()
+  prestarted = undefined
+  await Promise.all(servers)
+})
 
 const externalUpstream = (): Upstream => {
   const url = process.env["WEAVIATE_TEST_URL"]!.replace(/\/+$/, "")
