@@ -138,10 +138,19 @@ export const decodeCollection = (raw: unknown): Collection | undefined => {
   }
 }
 
-/** @category decoding */
+/**
+ * The collections sorted by name: Weaviate answers `GET /v1/schema` in no fixed order (two reads of
+ * an unchanged schema differ), and lists, completions and paging cursors need a stable one.
+ *
+ * @category decoding
+ */
 export const decodeSchema = (raw: unknown): ReadonlyArray<Collection> => {
   const classes = asRecord(raw).classes
-  return Array.isArray(classes) ? classes.map(decodeCollection).filter((x): x is Collection => x !== undefined) : []
+  if (!Array.isArray(classes)) return []
+  return classes
+    .map(decodeCollection)
+    .filter((x): x is Collection => x !== undefined)
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
 }
 
 // ===== Columns =====

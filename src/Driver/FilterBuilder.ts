@@ -7,7 +7,7 @@
  * |---|---|
  * | equals, not equals (`=`, `!=`) | `Equal`, `NotEqual` |
  * | greater than, greater or equal, less than, less or equal (`>`, `>=`, `<`, `<=`) | `GreaterThan`, ...; `int`, `number`, `date` only |
- * | contains, not contains, starts with, ends with | `Like` with `*` wildcards (`not contains` = `Not` of `Like`); text only |
+ * | contains, not contains, starts with, ends with | `Like` with `*` wildcards (`not contains` = `Not` of `Like`); text and uuid |
  * | in list, not in list | `ContainsAny`, `ContainsNone` over a comma-separated list |
  * | between | `A and B`: `GreaterThanEqual A` and `LessThanEqual B` (both inclusive); `int`, `number`, `date` |
  * | is NULL, is not NULL | `IsNull` true/false; needs `indexNullState` |
@@ -376,8 +376,18 @@ export const buildClause = (collection: Collection, filter: Filter): Either.Eith
     case "not contains":
     case "starts with":
     case "ends with": {
-      if (base !== "text") return refuse(filter, `${operator} applies to text columns only; this column is ${type}`)
-      return Either.match(Either.flatMap(scalarOf(filter.value), (v) => typed(target, v)), {
+      if (base !== "text" && target.kind !== "id") {
+        return refuse(filter, `${operator} applies to text and uuid columns only; this column is ${type}`)
+      }
+      // Weaviate 1.39 runs `Like` on `id` (checked against the real server): a part of a uuid is
+      // matched as text, not validated as a whole uuid.
+      const part: Either.Either<{ readonly value: Scalar }, string> = target.kind === "id"
+        ? Either.flatMap(scalarOf(filter.value), (v) =>
+          /^[0-9a-fA-F-]+$/.test(String(v).trim())
+            ? Either.right({ value: String(v).trim().toLowerCase() })
+            : Either.left(`${JSON.stringify(String(v))} is not part of a uuid (hex digits and dashes)`))
+        : Either.flatMap(scalarOf(filter.value), (v) => typed(target, v))
+      return Either.match(part, {
         onLeft: (reason) => refuse(filter, reason),
         onRight: ({ value }) => {
           const pattern = operator === "starts with" ? `${value}*` : operator === "ends with" ? `*${value}` : `*${value}*`

@@ -13,14 +13,15 @@ import { InFlight } from "../../src/Cancellation/InFlight.ts"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
 import { type DriverRuntime, makeRuntime, tempHome } from "../Driver/support.ts"
-import { startWeaviate, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
+import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
+import type { WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 
 describe("interruptible database calls", () => {
   let w: WeaviateTestInstance
   let runtime: DriverRuntime
   let connection: string
   beforeAll(async () => {
-    w = await startWeaviate()
+    w = await startTestWeaviate()
     runtime = makeRuntime(tempHome())
     connection = (await runtime.runPromise(
       Effect.flatMap(ConnectionStore, (s) => s.add({ name: "hanging", host: "127.0.0.1", port: w.port } as never))

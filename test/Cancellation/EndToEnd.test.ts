@@ -18,8 +18,8 @@ import { BoundAddress } from "../../src/Mcp/HttpTransport.ts"
 import { TokenStore } from "../../src/Mcp/TokenStore.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
-import { WeaviateInstance, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
-import * as WeaviateServer from "../weaviate/WeaviateServer.ts"
+import { type RecordedRequest, WeaviateInstance, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
+import * as TestWeaviate from "../weaviate/TestWeaviate.ts"
 import { validateDef } from "../support/McpSchemas.ts"
 
 // ===== Official schema =====
@@ -119,7 +119,7 @@ const daemonLayer = (auth: "tokens" | "off") =>
       Layer.succeed(Probe, probe)
     )
   })).pipe(
-    Layer.provideMerge(Layer.mergeAll(TokenStore.layerOneShot, WeaviateServer.layer())),
+    Layer.provideMerge(Layer.mergeAll(TokenStore.layerOneShot, TestWeaviate.layer())),
     Layer.provideMerge(TestHome.layer)
   )
 
@@ -217,7 +217,7 @@ const frames = (body: string) =>
 const metaRequests = (w: WeaviateTestInstance) => w.requests.filter((r) => r.path === "/v1/meta")
 
 /** Waits (at most 5 s) until the instance has recorded `count` requests to /v1/meta matching `predicate`. */
-const metaRequestsSeen = (w: WeaviateTestInstance, count: number, predicate: (r: WeaviateServer.RecordedRequest) => boolean = () => true) =>
+const metaRequestsSeen = (w: WeaviateTestInstance, count: number, predicate: (r: RecordedRequest) => boolean = () => true) =>
   Effect.gen(function*() {
     for (let i = 0; i < 500; i++) {
       if (metaRequests(w).filter(predicate).length >= count) return

@@ -13,14 +13,15 @@ import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
 import * as Grid from "../../src/Driver/Grid.ts"
 import * as Cli from "../support/Cli.ts"
-import { startWeaviate, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
+import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
+import type { WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import { type DriverRuntime, loadArticles, makeRuntime, tempHome, uuidOf } from "../Driver/support.ts"
 
 let w: WeaviateTestInstance
 let home: string
 let runtime: DriverRuntime
 beforeAll(async () => {
-  w = await startWeaviate()
+  w = await startTestWeaviate()
   await loadArticles(w)
   home = tempHome()
   runtime = makeRuntime(home)

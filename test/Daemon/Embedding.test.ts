@@ -5,7 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option } from "effect"
 import { ConnectionStore, Daemon, Driver, Home, Settings } from "../../src/index.ts"
 import { loadSampleData } from "../weaviate/SampleData.ts"
-import { WeaviateTest } from "../weaviate/WeaviateServer.ts"
+import { TestWeaviate } from "../weaviate/TestWeaviate.ts"
 import * as TestHome from "../support/TestHome.ts"
 
 const tempHome = TestHome.tempDir("weaviate-mcp-embed-")
@@ -32,7 +32,7 @@ describe("embedding (README example)", () => {
   it.scopedLive("the driver works on its own", () =>
     Effect.gen(function*() {
       const dir = yield* tempHome
-      const weaviate = yield* WeaviateTest()
+      const weaviate = yield* TestWeaviate()
       yield* Effect.promise(() => loadSampleData(weaviate))
       const layer = Driver.Driver.layer.pipe(Layer.provideMerge(ConnectionStore.ConnectionStore.layer), Layer.provide(Home.Home.layer(Option.some(dir))))
       const page = yield* Effect.gen(function*() {

@@ -6,6 +6,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
+import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
 import { startWeaviate, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import { type DriverRuntime, failureOf, makeRuntime, tempHome } from "./support.ts"
 import * as Redaction from "../../src/Daemon/Redaction.ts"
@@ -21,7 +22,7 @@ describe("SSL modes against the HTTPS instance", () => {
   let runtime: DriverRuntime
   let caFile: string
   beforeAll(async () => {
-    w = await startWeaviate({ tls: true })
+    w = await startTestWeaviate({ tls: true })
     const home = tempHome()
     caFile = NodePath.join(home, "ca.pem")
     NodeFs.writeFileSync(caFile, w.caPem!)
@@ -74,6 +75,7 @@ describe("Authentication", () => {
   let w: WeaviateTestInstance
   let runtime: DriverRuntime
   beforeAll(async () => {
+    // keys changed at run time and echoed into errors: only the compatible instance can
     w = await startWeaviate({ apiKeys: ["key-one"], echoApiKeyInErrors: true })
     runtime = makeRuntime(tempHome())
   })
@@ -141,7 +143,7 @@ describe("Connections and calls", () => {
   let runtime: DriverRuntime
   let home: string
   beforeAll(async () => {
-    w = await startWeaviate()
+    w = await startTestWeaviate()
     home = tempHome()
     runtime = makeRuntime(home)
   })

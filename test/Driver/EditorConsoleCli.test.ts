@@ -4,14 +4,15 @@ import * as NodeChild from "node:child_process"
 import * as NodePath from "node:path"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
-import { startWeaviate, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
+import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
+import type { WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import { type DriverRuntime, failureOf, loadArticles, makeRuntime, tempHome, uuidOf } from "./support.ts"
 
 let w: WeaviateTestInstance
 let runtime: DriverRuntime
 let home: string
 beforeAll(async () => {
-  w = await startWeaviate({ apiKeys: ["cli-key"] })
+  w = await startTestWeaviate({ apiKeys: ["cli-key"] })
   await loadArticles(w, { authorization: "Bearer cli-key" })
   home = tempHome()
   runtime = makeRuntime(home)

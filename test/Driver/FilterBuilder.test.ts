@@ -60,12 +60,15 @@ describe("FilterBuilder: the contract's operator table", () => {
     assert.match(refused(article, { column: "published", operator: "=", value: "2024-02-30T00:00:00Z" }), /complete RFC 3339/)
     assert.isString(where(article, { column: "published", operator: "=", value: "2024-02-29T10:00:00.5+02:00" }))
   })
-  it("contains, not contains, starts with, ends with are Like with * on text only", () => {
+  it("contains, not contains, starts with, ends with are Like with * on text and uuid only", () => {
     assert.strictEqual(where(article, { column: "title", operator: "contains", value: "ell" }), `{path: ["title"], operator: Like, valueText: "*ell*"}`)
     assert.strictEqual(where(article, { column: "title", operator: "starts with", value: "he" }), `{path: ["title"], operator: Like, valueText: "he*"}`)
     assert.strictEqual(where(article, { column: "title", operator: "ends with", value: "lo" }), `{path: ["title"], operator: Like, valueText: "*lo"}`)
     assert.strictEqual(where(article, { column: "title", operator: "not contains", value: "x" }), `{operator: Not, operands: [{path: ["title"], operator: Like, valueText: "*x*"}]}`)
-    assert.match(refused(article, { column: "wordCount", operator: "contains", value: "1" }), /text columns only/)
+    assert.match(refused(article, { column: "wordCount", operator: "contains", value: "1" }), /text and uuid columns only/)
+    // the real Weaviate 1.39 matches Like on id (test/weaviate/Fidelity.test.ts)
+    assert.strictEqual(where(article, { column: "uuid", operator: "starts with", value: "0000ABCD-" }), `{path: ["id"], operator: Like, valueText: "0000abcd-*"}`)
+    assert.match(refused(article, { column: "uuid", operator: "contains", value: "x*" }), /not part of a uuid/)
   })
   it("in list and not in list are ContainsAny and ContainsNone over a comma-separated list", () => {
     assert.strictEqual(where(article, { column: "tags", operator: "in list", value: "a, b,c" }), `{path: ["tags"], operator: ContainsAny, valueText: ["a", "b", "c"]}`)

@@ -7,13 +7,14 @@ import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
 import type { Filter } from "../../src/Driver/FilterBuilder.ts"
 import type { PageRequest } from "../../src/Driver/Grid.ts"
-import { startWeaviate, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
+import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
+import type { WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import { type DriverRuntime, failureOf, loadArticles, loadBig, makeRuntime, tempHome, uuidOf } from "./support.ts"
 
 let w: WeaviateTestInstance
 let runtime: DriverRuntime
 beforeAll(async () => {
-  w = await startWeaviate()
+  w = await startTestWeaviate()
   await loadArticles(w)
   await loadBig(w, 10_050)
   runtime = makeRuntime(tempHome())

@@ -97,7 +97,7 @@ describe("each prompt is rendered from the live schema", () => {
   })
   it("tune_hybrid_search names the vectorizer and the keyword-searchable properties", async () => {
     const text = textOf(await get("tune_hybrid_search", { connection_id: cat.ids.local, table: "Article", query: "river bridge", property: "title" }))
-    assert.include(text, "Vectorizer text2vec-test")
+    assert.include(text, "Vectorizer text2vec-transformers")
     assert.include(text, "title (tokenization word)")
     assert.include(text, "Weight the property title")
     const none = textOf(await get("tune_hybrid_search", { connection_id: cat.ids.local, table: "Product", query: "red chair" }))

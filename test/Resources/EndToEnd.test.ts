@@ -38,7 +38,7 @@ import { loadManyCollections } from "../support/ManyCollections.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
 import { loadSampleData } from "../weaviate/SampleData.ts"
-import { WeaviateTest } from "../weaviate/WeaviateServer.ts"
+import { TestWeaviate } from "../weaviate/TestWeaviate.ts"
 
 // ===== Harness =====
 
@@ -61,7 +61,7 @@ const catalogue = Layer.mergeAll(Catalogue.Tools.empty, ResourcesLive, PromptsLi
 const BULK = 60
 
 const harness = Layer.unwrapScoped(Effect.gen(function*() {
-  const w = yield* WeaviateTest()
+  const w = yield* TestWeaviate()
   yield* Effect.promise(() => loadSampleData(w, { scale: 0.02 }))
   yield* Effect.promise(() => loadManyCollections(w, BULK))
   const settings = yield* TestDaemon.settings({ rateLimit: 0, authLockout: 0 })

@@ -26,7 +26,8 @@ import { MODERN, validateDef } from "../Mcp/support/EndpointHarness.ts"
 import { openListen, untilSleepingUntil } from "../support/Listen.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
-import { type WeaviateTestInstance, WeaviateTest } from "../weaviate/WeaviateServer.ts"
+import { TestWeaviate } from "../weaviate/TestWeaviate.ts"
+import type { WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 
 /** How late a watch's first read answers (real time): far longer than saving a connection or a class takes. */
 const SLOW_MS = 300
@@ -45,7 +46,7 @@ class Race extends Context.Tag("test/SubscriptionRace")<Race, {
 const approvingDialog = Layer.succeed(Dialog, { kind: "exec", interactive: true, confirm: () => Effect.succeed(true) })
 
 const harness = Layer.unwrapScoped(Effect.gen(function*() {
-  const weaviate = yield* WeaviateTest()
+  const weaviate = yield* TestWeaviate()
   const store = yield* ConnectionStore.make
   const local = yield* Effect.orDie(store.add({ name: "local", host: "127.0.0.1", port: weaviate.port }))
   // A slow disk: the daemon's watch of the saved connections starts reading late.

@@ -24,6 +24,7 @@ import { ResourcesLive } from "../../src/Mcp/Resources/Resources.ts"
 import { defaultScopes } from "../../src/Schema/Policy.ts"
 import { tempHome } from "../Driver/support.ts"
 import { loadSampleData } from "../weaviate/SampleData.ts"
+import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
 import { startWeaviate, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 
 export type CatalogueServices = Resources | Prompts | Completions | Driver | ConnectionStore | FirstAccess
@@ -51,8 +52,14 @@ const closedPort = () =>
     server.on("error", reject)
   })
 
-export const startCatalogue = async (options: { readonly scale?: number } = {}): Promise<Catalogue> => {
-  const w = await startWeaviate()
+export const startCatalogue = async (
+  options: {
+    readonly scale?: number
+    /** the compatible instance even when a real Weaviate is available */
+    readonly compatible?: boolean
+  } = {}
+): Promise<Catalogue> => {
+  const w = options.compatible === true ? await startWeaviate() : await startTestWeaviate()
   await loadSampleData(w, { scale: options.scale ?? 0.05 })
   const asked: Array<DialogRequest> = []
   const dialog = Layer.succeed(Dialog, {

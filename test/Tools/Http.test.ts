@@ -24,7 +24,8 @@ import { TokenStore } from "../../src/Mcp/TokenStore.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
 import { MODERN, modern, modernHeaders, send, validateDef, validateMessage } from "../Mcp/support/EndpointHarness.ts"
 import { loadSampleData, sampleId } from "../weaviate/SampleData.ts"
-import { startWeaviate, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
+import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
+import type { WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import { writesTo } from "./support.ts"
 import * as TestHome from "../support/TestHome.ts"
 
@@ -42,7 +43,7 @@ const dialogLog = () => {
 }
 
 beforeAll(async () => {
-  w = await startWeaviate()
+  w = await startTestWeaviate()
   await loadSampleData(w, { scale: 0.1 })
   const home = TestHome.tempDirSync("weaviate-mcp-tools-http-")
   dialogDir = TestHome.tempDirSync("weaviate-mcp-tools-dialog-")
@@ -151,7 +152,7 @@ describe("tools over HTTP, modern era", () => {
     try {
       const result: any = await client.callTool({ name: "describe_table", arguments: { connection_id: connectionId, table: "Article" } })
       expect(result.isError).toBeFalsy()
-      expect(result.structuredContent.vectorizer).toBe("text2vec-test")
+      expect(result.structuredContent.vectorizer).toBe("text2vec-transformers")
       expect(asked).toHaveLength(1)
       expect(asked[0].message).toContain("first time")
     } finally {

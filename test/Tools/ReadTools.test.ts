@@ -47,7 +47,7 @@ describe("get_connection_status", () => {
     const { structured } = success(h, "get_connection_status", await h.call("get_connection_status", { connection_id: h.ids.local }))
     expect(structured.connected).toBe(true)
     expect(typeof structured.version).toBe("string")
-    expect(structured.modules).toContain("text2vec-test")
+    expect(structured.modules).toContain("text2vec-transformers")
     expect(structured.latencyMs).toBeGreaterThanOrEqual(0)
   })
   it("an unreachable database is not_connected", async () => {
@@ -64,7 +64,7 @@ describe("list_tables", () => {
     const byName = Object.fromEntries(structured.tables.map((t: { name: string }) => [t.name, t]))
     expect(Object.keys(byName).sort()).toEqual(["Article", "Author", "Product", "Ticket"])
     expect(byName.Article.count).toBe(200)
-    expect(byName.Article.vectorizer).toBe("text2vec-test")
+    expect(byName.Article.vectorizer).toBe("text2vec-transformers")
     expect(byName.Ticket.count).toBeNull()
     expect(byName.Ticket.multiTenancy).toBe(true)
   })
@@ -73,7 +73,7 @@ describe("list_tables", () => {
 describe("describe_table", () => {
   it("gives columns with types and operators, index flags, vectorizer, cross-references", async () => {
     const { structured, text } = success(h, "describe_table", await h.call("describe_table", { connection_id: h.ids.local, table: "Article" }))
-    expect(structured.vectorizer).toBe("text2vec-test")
+    expect(structured.vectorizer).toBe("text2vec-transformers")
     expect(structured.indexes).toEqual({ nullState: true, propertyLength: true, timestamps: true })
     const columns = Object.fromEntries(structured.columns.map((c: { name: string }) => [c.name, c]))
     expect(columns.uuid.primaryKey).toBe(true)
@@ -84,7 +84,7 @@ describe("describe_table", () => {
     expect(columns.body.operators).toContain("is NULL")
     expect(columns.meta.nestedProperties).toEqual(["meta.source", "meta.views"])
     expect(structured.crossReferences).toEqual([{ property: "author", targets: ["Author"] }])
-    expect(text).toContain("vectorizer: text2vec-test")
+    expect(text).toContain("vectorizer: text2vec-transformers")
   })
   it("lists the tenants of a multi-tenant collection", async () => {
     const { structured } = success(h, "describe_table", await h.call("describe_table", { connection_id: h.ids.local, table: "Ticket" }))

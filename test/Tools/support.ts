@@ -26,7 +26,8 @@ import type { McpError } from "../../src/Schema/McpErrors.ts"
 import { type AccessLevel, defaultScopes } from "../../src/Schema/Policy.ts"
 import { tempHome } from "../Driver/support.ts"
 import { loadSampleData } from "../weaviate/SampleData.ts"
-import { type RecordedRequest, startWeaviate, type WeaviateTestInstance, type WeaviateTestOptions } from "../weaviate/WeaviateServer.ts"
+import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
+import type { RecordedRequest, WeaviateTestInstance, WeaviateTestOptions } from "../weaviate/WeaviateServer.ts"
 
 export const token = (access: AccessLevel, overrides: Partial<ConstructorParameters<typeof TokenPrincipal>[0]> = {}) =>
   new TokenPrincipal({
@@ -89,7 +90,7 @@ export const makeHarness = async (
     readonly sample?: boolean
   } = {}
 ): Promise<Harness> => {
-  const w = await startWeaviate(options.weaviate)
+  const w = await startTestWeaviate(options.weaviate)
   if (options.sample !== false) await loadSampleData(w, { scale: 0.1, ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}) })
   const dialog: FakeDialog = { answer: true, asked: [] }
   const dialogLayer = options.dialog ??

@@ -1,10 +1,15 @@
 /**
- * Prints the plain closing line `N passed, N failed, N skipped` after vitest's own report, so any
+ * Prints the Weaviate under test and its version, then the plain closing line
+ * `N passed, N failed, N skipped` after vitest's own report, so any
  * reader of the log (CI included) can count the tests. A test file that failed to load (or failed
  * outside its tests, in a hook) and every unhandled error count as failures: a run with any failure
  * never prints `0 failed`.
  */
 import type { Reporter, TestModule } from "vitest/node"
+import { currentTarget } from "../weaviate/Target.ts"
+
+/** The line naming the Weaviate the run tested against (chosen by test/globalSetup.ts). */
+export const weaviateUnderTest = (): string => currentTarget().label
 
 /** The closing line for a finished run: tests by state, plus failed modules and unhandled errors. */
 export const summarise = (
@@ -31,7 +36,8 @@ export const summarise = (
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>) {
     const line = summarise(modules, unhandledErrors.length)
+    const target = weaviateUnderTest()
     // The default reporter prints its summary after this hook: print ours last, when vitest exits.
-    process.once("exit", () => process.stdout.write(`\n${line}\n`))
+    process.once("exit", () => process.stdout.write(`\nWeaviate under test: ${target}\n${line}\n`))
   }
 }

@@ -314,7 +314,11 @@ const compileLeaf = (c: WhereClause, def: ClassDef, ctx: Ctx): Compiled => {
   if (first === "id" || first === "_id") {
     const single = (v: unknown): Predicate => {
       const s = String(v).toLowerCase()
-      return (o) => cmp(positive === "Like" ? "Equal" : positive, o.id, s)
+      if (positive === "Like") {
+        const re = likeRegExp(s)
+        return (o) => re.test(o.id)
+      }
+      return (o) => cmp(positive, o.id, s)
     }
     if (op.startsWith("Contains")) return { predicate: combineSetOps(op, c.valueKind!, c.value, single), fetchError: undefined }
     return { predicate: negate(single(c.value)), fetchError: undefined }

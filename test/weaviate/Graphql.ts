@@ -182,7 +182,7 @@ const highlight = (source: string, line: number, column: number): string => {
   let out = ""
   if (line >= 2) out += `${lp(String(line - 1))}: ${lines[line - 2]}\n`
   out += `${lp(String(line))}: ${lines[line - 1]}\n`
-  out += " ".repeat(1 + pad + column - 1) + "^\n"
+  out += " ".repeat(1 + pad + column) + "^\n"
   if (line < lines.length) out += `${lp(String(line + 1))}: ${lines[line]}\n`
   return out
 }
@@ -679,7 +679,9 @@ export class GraphqlEndpoint {
     } catch (e) {
       const err = e as GraphQLError
       const loc = err.locations?.[0] ?? { line: 1, column: 1 }
+      // graphql-go names a punctuator bare (`Unexpected )`) where graphql-js quotes it
       const description = err.message.replace(/^Syntax Error: /, "").replace(/\.$/, "").replace(/<EOF>/g, "EOF")
+        .replace(/"(\.\.\.|[!$&():=@[\]{|}])"/g, "$1")
       const message = `Syntax Error GraphQL request (${loc.line}:${loc.column}) ${description}\n\n${highlight(query, loc.line, loc.column)}`
       return { status: 200, body: goJson({ errors: [{ locations: [{ column: loc.column, line: loc.line }], message, path: null }] }) }
     }

@@ -182,7 +182,7 @@ describe("REST statuses and handler errors ({error:[{message}]})", () => {
       422,
       errorBody("invalid object: invalid date property 'published' on class 'Article': requires a string with a RFC3339 formatted date, but the given value is '2024-01-01'")
     ],
-    ["an empty class with auto-schema is 422", "POST", "/v1/objects", { class: "", properties: {} }, 422, errorBody("the given class is empty")],
+    ["an empty class with auto-schema is 422", "POST", "/v1/objects", { class: "", properties: {} }, 422, errorBody("invalid object: the given class is empty")],
     [
       "PATCH validation errors are objects.Error texts",
       "PATCH",
@@ -503,6 +503,6 @@ describe("GraphQL errors (HTTP 200 with errors)", () => {
   it("syntax errors use graphql-go's text", async () => {
     const message = await gqlMessage("{ Get { Article(")
     // graphql-go pads the caret with (line-number width + column) spaces
-    expect(message).toBe(`Syntax Error GraphQL request (1:17) Expected Name, found EOF\n\n1: { Get { Article(\n${" ".repeat(18)}^\n`)
+    expect(message).toBe(`Syntax Error GraphQL request (1:17) Expected Name, found EOF\n\n1: { Get { Article(\n${" ".repeat(19)}^\n`)
   })
 })

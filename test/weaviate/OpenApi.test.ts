@@ -84,7 +84,7 @@ describe("REST responses match openapi.json", () => {
   const rows: ReadonlyArray<readonly [string, string, string, string, unknown, number]> = [
     ["POST /schema", "/schema", "post", "/v1/schema", {
       class: "Article",
-      vectorizer: "text2vec-test",
+      vectorizer: "text2vec-transformers",
       multiTenancyConfig: { enabled: false },
       properties: [
         { name: "title", dataType: ["text"] },

@@ -212,14 +212,19 @@ export const runGet = (store: Store, cls: ClassState, req: GetRequest, limits: Q
             : req.after !== "" && !isUuid(req.after)
               ? `after parameter '${req.after}' is not a valid uuid: invalid UUID length: ${String(req.after).length}`
               : undefined
-    if (reason !== undefined) throw new QueryError(`${prefix}cursor api: invalid 'after' parameter: ${reason}`)
+    if (reason !== undefined) throw new QueryError(`cursor api: invalid 'after' parameter: ${reason}`)
   }
   const offset = req.offset ?? 0
   const limit =
     req.limit ?? (req.offset === undefined && req.autocut === undefined ? limits.defaultGraphqlLimit : limits.defaultLimit)
   if (req.limit === 0) throw new QueryError(`${prefix}invalid pagination params: invalid default limit: 0`)
-  if (offset + limit > limits.maxResults) {
-    throw new QueryError(`${prefix}invalid pagination params: ${maxResultsMessage(offset, limit, limits.maxResults)}`)
+  // As the real server checks paging: hybrid compares the limit alone, without a prefix; bm25
+  // reports it on the vector-search path.
+  if (req.hybrid !== undefined) {
+    if (limit > limits.maxResults) throw new QueryError(`invalid pagination params: ${maxResultsMessage(offset, limit, limits.maxResults)}`)
+  } else if (offset + limit > limits.maxResults) {
+    const pagingPrefix = req.bm25 !== undefined ? "explorer: get class: vector search: " : prefix
+    throw new QueryError(`${pagingPrefix}invalid pagination params: ${maxResultsMessage(offset, limit, limits.maxResults)}`)
   }
   // 4. tenant / index
   let key: string
@@ -264,7 +269,12 @@ export const runGet = (store: Store, cls: ClassState, req: GetRequest, limits: Q
       try {
         d = distance(metric, v, query)
       } catch (e) {
-        if (e instanceof VectorLengthError) throw new QueryError(`${shardPrefix}vector search: knn search: distance between entrypoint and query node: ${e.message}`)
+        if (e instanceof VectorLengthError) {
+          throw new QueryError(
+            `explorer: get class: concurrentTargetVectorSearch): explorer: get class: vector search: object vector search at index ${lower}: ` +
+              `shard ${cls.shardLabel}: vector search: knn search: distance between entrypoint and query node: ${v.length} vs ${query.length}: vector lengths don't match`
+          )
+        }
         throw e
       }
       if (maxDistance !== undefined && d > maxDistance) continue
@@ -331,6 +341,13 @@ export const matchForAggregate = (
   req: GetRequest & { readonly objectLimit?: number | undefined },
   limits: QueryLimits
 ): Array<StoredObject> => {
+  // a tenant problem is reported bare by Aggregate
+  try {
+    store.partitionKey(cls, req.tenant, false)
+  } catch (e) {
+    if (e instanceof TenantError) throw new QueryError(e.message)
+    throw e
+  }
   const searching = req.nearVector !== undefined || req.nearObject !== undefined || req.nearText !== undefined || req.hybrid !== undefined
   const limit = searching ? (req.objectLimit ?? req.limit ?? limits.maxResults) : limits.maxResults
   if (searching) {

@@ -253,7 +253,8 @@ export class RestApi {
     try {
       return json(200, this.store.createClass(body).def)
     } catch (e) {
-      if (e instanceof SchemaError) return handlerError(422, e.message)
+      // the real server's schema errors carry `allowed: null` before `error`
+      if (e instanceof SchemaError) return json(422, { allowed: null, error: [{ message: e.message }] })
       throw e
     }
   }
@@ -303,8 +304,10 @@ export class RestApi {
   }
 
   private tenantsGet(_req: RestRequest, p: Params): HttpReply {
-    const cls = this.mtClass(p)
-    if (!("def" in cls)) return cls
+    const cls = this.store.getClass(p["className"]!)
+    const failed = (reason: string) => handlerError(422, `failed to execute query: could not get tenants: could not get tenants: ${reason}`)
+    if (cls === undefined) return failed("class not found")
+    if (!cls.multiTenant) return failed(`multi-tenancy is not enabled for class ${JSON.stringify(cls.name)}`)
     return json(200, [...cls.tenants.values()])
   }
 
@@ -320,7 +323,8 @@ export class RestApi {
     const bad = tenants.find((t) => !/^[A-Za-z0-9_-]{1,64}$/.test(t.name))
     if (bad !== undefined) return handlerError(422, `tenant name should only contain alphanumeric characters (a-z, A-Z, 0-9), underscore (_), and hyphen (-), with a length between 1 and 64 characters`)
     this.store.addTenants(cls, tenants)
-    return json(200, tenants)
+    // the real server answers with the tenants as sent
+    return json(200, body)
   }
 
   private tenantsUpdate(req: RestRequest, p: Params): HttpReply {
@@ -424,12 +428,15 @@ export class RestApi {
     return body
   }
 
-  private write(fn: () => StoredObject, prefixValidation: string): HttpReply {
+  private write(fn: () => StoredObject, prefixValidation: string, tenantMessage = (m: string) => m): HttpReply {
     try {
       return json(200, objectJson(this.store, fn(), true))
     } catch (e) {
       if (e instanceof PropertyValueError) return handlerError(422, `${prefixValidation}${e.message}`)
-      if (e instanceof InvalidInputError || e instanceof TenantError) return handlerError(422, e.message)
+      if (e instanceof InvalidInputError) {
+        return handlerError(422, e.message === "the given class is empty" ? `${prefixValidation}${e.message}` : e.message)
+      }
+      if (e instanceof TenantError) return handlerError(422, tenantMessage(e.message))
       throw e
     }
   }
@@ -449,7 +456,11 @@ export class RestApi {
           },
           "create"
         ),
-      "invalid object: "
+      "invalid object: ",
+      // where the real server's create path reports a tenant problem
+      (m) => m.startsWith("tenant not found")
+        ? `put object: import into index ${String(body["class"]).toLowerCase()}: determine shard: ${m}`
+        : `determine shard: ${m}`
     )
   }
 
@@ -492,6 +503,7 @@ export class RestApi {
     const body = this.bodyObject(req)
     const cls = this.store.getClass(p["className"]!)
     if (cls === undefined) return bodiless(404)
+    if (typeof body["id"] === "string" && body["id"].toLowerCase() !== id) return handlerError(422, "invalid update: field 'id' is immutable")
     const tenant = typeof body["tenant"] === "string" ? body["tenant"] : (req.query.get("tenant") ?? undefined)
     try {
       if (this.store.getObject(cls, this.store.partitionKey(cls, tenant, false), id) === undefined) return bodiless(404)
@@ -647,7 +659,14 @@ export class RestApi {
     const objects = Array.isArray(body["objects"]) ? body["objects"] : []
     const results = objects.map((raw) => {
       const o = isRecord(raw) ? raw : {}
-      const fail = (message: string) => ({ ...o, result: { errors: { error: [{ message }] }, status: "FAILED" } })
+      const now = Date.now()
+      const fail = (message: string) => ({
+        ...o,
+        creationTimeUnix: now,
+        lastUpdateTimeUnix: now,
+        deprecations: null,
+        result: { errors: { error: [{ message }] }, status: "FAILED" }
+      })
       if (o["id"] !== undefined && (typeof o["id"] !== "string" || !STRICT_UUID.test(o["id"]))) {
         return fail(`id in body must be of type uuid: ${JSON.stringify(String(o["id"]))}`)
       }
@@ -663,7 +682,7 @@ export class RestApi {
           },
           "upsert"
         )
-        return { ...objectJson(this.store, stored, true), result: { status: "SUCCESS" } }
+        return { ...objectJson(this.store, stored, true), deprecations: null, result: { status: "SUCCESS" } }
       } catch (e) {
         if (e instanceof PropertyValueError || e instanceof InvalidInputError || e instanceof TenantError) return fail(e.message)
         throw e

@@ -2,7 +2,7 @@
  * The sample data set: four collections and about four thousand objects, loaded over the REST API
  * (schema + batch), so it works against any instance, with or without TLS and API keys.
  *  - Author  (200)   plain properties, no vectorizer
- *  - Article (2000)  vectorizer text2vec-test, nullState/propertyLength/timestamps indexed, arrays,
+ *  - Article (2000)  vectorizer text2vec-transformers, nullState/propertyLength/timestamps indexed, arrays,
  *                    an object property and a cross-reference to Author
  *  - Product (1500)  vectorizer none with explicit 8-dimensional vectors, field tokenization, geo
  *  - Ticket  (2 x 150) multi-tenant (tenants "acme" and "globex")
@@ -81,8 +81,8 @@ export const SAMPLE_SCHEMA: ReadonlyArray<Record<string, unknown>> = [
   },
   {
     class: "Article",
-    description: "Articles, vectorized by text2vec-test",
-    vectorizer: "text2vec-test",
+    description: "Articles, vectorized by text2vec-transformers",
+    vectorizer: "text2vec-transformers",
     invertedIndexConfig: { indexNullState: true, indexPropertyLength: true, indexTimestamps: true },
     properties: [
       { name: "title", dataType: ["text"] },
@@ -200,9 +200,27 @@ export const loadSampleData = async (
   const t = await request(w, options.apiKey, "POST", "/v1/schema/Ticket/tenants", [{ name: "acme" }, { name: "globex" }])
   if (t.status !== 200) throw new Error(`creating tenants: ${t.status} ${t.text}`)
   const objects = sampleObjects(options.scale)
-  for (let i = 0; i < objects.length; i += 500) {
-    const r = await request(w, options.apiKey, "POST", "/v1/batch/objects", { objects: objects.slice(i, i + 500) })
-    if (r.status !== 200 || r.text.includes('"FAILED"')) throw new Error(`batch import: ${r.status} ${r.text.slice(0, 500)}`)
+  // One class per batch, in schema order: Weaviate checks that a reference's target exists, and the
+  // objects of one batch are written concurrently, so the authors must be in before the articles.
+  const batches: Array<Array<Record<string, unknown>>> = []
+  for (const o of objects) {
+    const last = batches.at(-1)
+    if (last !== undefined && last.length < 500 && last[0]!["class"] === o["class"]) last.push(o)
+    else batches.push([o])
+  }
+  for (const batch of batches) {
+    const r = await request(w, options.apiKey, "POST", "/v1/batch/objects", { objects: batch })
+    if (r.status !== 200 || r.text.includes('"FAILED"')) throw new Error(`batch import: ${r.status} ${failures(r.text)}`)
   }
   return { objects: objects.length }
+}
+
+/** The errors of a batch answer's failed objects (or the start of the answer when it is not a batch answer). */
+const failures = (text: string): string => {
+  try {
+    const items = JSON.parse(text) as Array<{ id?: string; result?: { status?: string; errors?: unknown } }>
+    return JSON.stringify(items.filter((i) => i.result?.status === "FAILED").slice(0, 3).map((i) => ({ id: i.id, errors: i.result?.errors })))
+  } catch {
+    return text.slice(0, 500)
+  }
 }

@@ -49,8 +49,8 @@ export interface ClassDef {
   shardingConfig: Record<string, unknown>
 }
 
-/** Modules this instance knows; `text2vec-test` is the deterministic hashing vectorizer (Vectorizer.ts). */
-export const VECTORIZER_MODULES: ReadonlySet<string> = new Set(["text2vec-test"])
+/** Modules this instance knows; `text2vec-transformers` is the deterministic hashing vectorizer (Vectorizer.ts). */
+export const VECTORIZER_MODULES: ReadonlySet<string> = new Set(["text2vec-transformers"])
 
 export const PRIMITIVE_TYPES: ReadonlySet<string> = new Set([
   "text", "text[]", "string", "string[]", "int", "int[]", "number", "number[]", "boolean", "boolean[]",
@@ -110,7 +110,7 @@ const normalizeProperty = (raw: unknown, vectorizer: string | undefined, nested:
   const reference = isReferenceType(dataType)
   if (!reference) {
     if (dataType.length !== 1 || !PRIMITIVE_TYPES.has(dataType[0]!)) {
-      throw new SchemaError(`property '${name}': invalid dataType: data type not found: ${dataType.join(",")}`)
+      throw new SchemaError(`property '${name}': invalid dataType: [${dataType.join(" ")}]: unknown primitive data type '${dataType[0]}'`)
     }
   }
   const t = dataType[0]!
@@ -149,7 +149,7 @@ export const normalizeClass = (raw: unknown, existing: (name: string) => boolean
   if (!isRecord(raw)) throw new SchemaError("class must be an object")
   const name = upperFirst(String(raw["class"] ?? ""))
   if (!CLASS_NAME.test(name)) throw new SchemaError(`'${String(raw["class"] ?? "")}' is not a valid class name`)
-  if (existing(name)) throw new SchemaError(`class name ${JSON.stringify(name)} already exists`)
+  if (existing(name)) throw new SchemaError(`class name ${name} already exists`)
   const vectorConfigRaw = isRecord(raw["vectorConfig"]) ? raw["vectorConfig"] : undefined
   let vectorizer: string | undefined
   let vectorConfig: Record<string, VectorConfigEntry> | undefined
@@ -234,7 +234,7 @@ export const normalizeClass = (raw: unknown, existing: (name: string) => boolean
     def.vectorIndexConfig = { ...defaultHnswConfig(), ...(isRecord(raw["vectorIndexConfig"]) ? raw["vectorIndexConfig"] : {}) }
   }
   if (isRecord(raw["moduleConfig"])) def.moduleConfig = raw["moduleConfig"]
-  else if (vectorizer !== undefined && vectorizer !== "none") def.moduleConfig = { [vectorizer]: { vectorizeClassName: false } }
+  else if (vectorizer !== undefined && vectorizer !== "none") def.moduleConfig = { [vectorizer]: { poolingStrategy: "masked_mean", vectorizeClassName: true } }
   return def
 }
 

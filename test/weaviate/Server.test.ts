@@ -181,11 +181,12 @@ describe("faults and request recording", () => {
 describe("data model", () => {
   let w: WeaviateTestInstance
   beforeAll(async () => {
-    w = await startWeaviate({ maxResults: 50 })
+    // 100, the default GraphQL limit: below it a Get without a limit fails, as on the real server
+    w = await startWeaviate({ maxResults: 100 })
     await call(w, "POST", "/v1/schema", { class: "Author", properties: [{ name: "name", dataType: ["text"] }] })
     await call(w, "POST", "/v1/schema", {
       class: "Note",
-      vectorizer: "text2vec-test",
+      vectorizer: "text2vec-transformers",
       properties: [
         { name: "text", dataType: ["text"] },
         { name: "ints", dataType: ["int[]"] },
@@ -237,7 +238,7 @@ describe("data model", () => {
     expect(r.data.Get.Note).toEqual([{ text: "cats and dogs", meta: { k: "v", n: 2 }, writtenBy: [{ name: "Ursula", _additional: { id: AUTHOR } }] }])
   })
 
-  it("nearText uses the text2vec-test vectorizer and ranks by distance", async () => {
+  it("nearText uses the text2vec-transformers vectorizer and ranks by distance", async () => {
     await call(w, "POST", "/v1/objects", { class: "Note", properties: { text: "stock market report" } })
     const r = await gql(w, `{ Get { Note(nearText: {concepts: ["dogs and cats"]}) { text _additional { distance certainty } } } }`)
     const hits = r.data.Get.Note
@@ -254,7 +255,7 @@ describe("data model", () => {
   it("multi-tenancy: tenant-scoped writes and reads, and the real errors", async () => {
     expect((await call(w, "POST", "/v1/objects", { class: "Ticket", tenant: "acme", properties: { s: "a" } })).status).toBe(200)
     const missing = await call(w, "POST", "/v1/objects", { class: "Ticket", properties: { s: "a" } })
-    expect([missing.status, missing.json.error[0].message]).toEqual([422, "class Ticket has multi-tenancy enabled, but request was without tenant"])
+    expect([missing.status, missing.json.error[0].message]).toEqual([422, "determine shard: class Ticket has multi-tenancy enabled, but request was without tenant"])
     const unknown = await gql(w, `{ Get { Ticket(tenant: "zzz") { s } } }`)
     expect(unknown.errors[0].message).toBe(`explorer: list class: search: object search at index ticket: tenant not found: "zzz"`)
     const acme = await gql(w, `{ Aggregate { Ticket(tenant: "acme") { meta { count } } } }`)
@@ -277,8 +278,8 @@ describe("data model", () => {
   })
 
   it("QUERY_MAXIMUM_RESULTS is configurable", async () => {
-    const r = await call(w, "GET", "/v1/objects?class=Note&offset=45&limit=10")
-    expect(r.json.error[0].message).toContain("provided offset '45' and limit '10' exceeds the configured value for QUERY_MAXIMUM_RESULTS '50'")
+    const r = await call(w, "GET", "/v1/objects?class=Note&offset=95&limit=10")
+    expect(r.json.error[0].message).toContain("provided offset '95' and limit '10' exceeds the configured value for QUERY_MAXIMUM_RESULTS '100'")
   })
 
   it("reset drops every class", async () => {

@@ -1,12 +1,13 @@
 /**
- * `text2vec-test`: a small deterministic text vectorizer module. Each word token is hashed (FNV-1a)
+ * The compatible instance's `text2vec-transformers`: a small deterministic hashing vectorizer in place
+ * of a model (the real server gets the same one from Embedder.ts). Each word token is hashed (FNV-1a)
  * into one of DIMENSIONS buckets with a hash-derived sign; the sum is L2-normalised. Texts sharing
  * words therefore have small cosine distances, which is all tests need from a vectorizer.
  */
 import { type ClassDef, isTextType } from "./Schema.ts"
 import { tokenize } from "./Tokenizer.ts"
 
-export const TEST_VECTORIZER = "text2vec-test"
+export const TEST_VECTORIZER = "text2vec-transformers"
 export const DIMENSIONS = 32
 
 const fnv1a = (s: string): number => {
@@ -29,16 +30,26 @@ export const vectorizeText = (text: string): Array<number> => {
   return norm === 0 ? v.map((_, i) => (i === 0 ? 1 : 0)) : v.map((x) => Math.fround(x / norm))
 }
 
-/** The text the module vectorizes for an object: its text properties in schema order, unless skipped. */
+const setting = (config: unknown, key: string): unknown =>
+  config !== null && typeof config === "object" ? (config as Record<string, unknown>)[key] : undefined
+
+/**
+ * The text the module vectorizes for an object, as the real text2vec-transformers composes it: the
+ * class name (unless `vectorizeClassName` is false), then each text property in schema order unless
+ * skipped, preceded by its name when `vectorizePropertyName` is true.
+ */
 export const objectText = (def: ClassDef, properties: Record<string, unknown>): string => {
   const parts: Array<string> = []
+  if (setting(def.moduleConfig?.[TEST_VECTORIZER], "vectorizeClassName") !== false) parts.push(def.class)
   for (const p of def.properties ?? []) {
     if (!isTextType(p.dataType[0] ?? "")) continue
     const mc = p.moduleConfig?.[TEST_VECTORIZER]
-    if (mc !== null && typeof mc === "object" && (mc as Record<string, unknown>)["skip"] === true) continue
+    if (setting(mc, "skip") === true) continue
     const v = properties[p.name]
-    if (typeof v === "string") parts.push(v)
-    else if (Array.isArray(v)) parts.push(...v.filter((x): x is string => typeof x === "string"))
+    const texts = typeof v === "string" ? [v] : Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []
+    if (texts.length === 0) continue
+    if (setting(mc, "vectorizePropertyName") === true) parts.push(p.name)
+    parts.push(...texts)
   }
   return parts.join(" ")
 }

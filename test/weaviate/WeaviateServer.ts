@@ -12,7 +12,7 @@ import { bearerToken } from "./Auth.ts"
 import type { HttpReply } from "./Http.ts"
 import { isRecord } from "./Json.ts"
 import { DEFAULT_LIMITS } from "./Query.ts"
-import { RestApi } from "./Rest.ts"
+import { RestApi, WEAVIATE_VERSION } from "./Rest.ts"
 import { Store } from "./Store.ts"
 import { generateTls } from "./Tls.ts"
 
@@ -50,6 +50,10 @@ export type Fault =
   | { readonly kind: "drop" }
 
 export interface WeaviateTestInstance {
+  /** which server answers: this compatible instance, a real Weaviate we started, or WEAVIATE_TEST_URL's */
+  readonly kind: "compatible" | "real" | "external"
+  /** the Weaviate version it is (or follows) */
+  readonly version: string
   /** e.g. http://127.0.0.1:43211 or https://127.0.0.1:43211 */
   readonly url: string
   readonly port: number
@@ -61,8 +65,10 @@ export interface WeaviateTestInstance {
   setFault(fault: Fault, options?: { readonly pathPrefix?: string }): void
   /** resolves when a matching request is recorded (for aborted ones, when the abort is seen) */
   waitForRequest(predicate: (r: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>
-  /** drop all classes and objects */
+  /** drop all classes and objects (the compatible instance only) */
   reset(): void
+  /** drop all classes and objects, on any server */
+  resetAsync(): Promise<void>
   close(): Promise<void>
 }
 
@@ -111,12 +117,9 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
   let apiKeys: ReadonlyArray<string> = options.apiKeys ?? []
   const anonymousAccess = options.anonymousAccess ?? options.apiKeys === undefined
   const maxResults = options.maxResults ?? DEFAULT_LIMITS.maxResults
-  // a deployment with a small QUERY_MAXIMUM_RESULTS sets its default limits no higher
-  const limits = {
-    maxResults,
-    defaultLimit: Math.min(DEFAULT_LIMITS.defaultLimit, maxResults),
-    defaultGraphqlLimit: Math.min(DEFAULT_LIMITS.defaultGraphqlLimit, maxResults)
-  }
+  // The default limits stay 10 and 100 whatever QUERY_MAXIMUM_RESULTS is: on the real server a Get
+  // without a limit fails once QUERY_MAXIMUM_RESULTS is below 100 (test/weaviate/Fidelity.test.ts).
+  const limits = { ...DEFAULT_LIMITS, maxResults }
   const tls = options.tls === true ? generateTls() : undefined
   const scheme = tls === undefined ? "http" : "https"
   let port = 0
@@ -223,6 +226,8 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
   let closed: Promise<void> | undefined
 
   return {
+    kind: "compatible",
+    version: WEAVIATE_VERSION,
     url: `${scheme}://127.0.0.1:${port}`,
     port,
     caPem: tls?.caPem,
@@ -251,6 +256,7 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
       })
     },
     reset: () => store.reset(),
+    resetAsync: async () => store.reset(),
     close: () => {
       closed ??= new Promise<void>((resolve) => {
         for (const t of timers) clearTimeout(t)

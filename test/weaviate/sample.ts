@@ -49,7 +49,7 @@ const w = await startWeaviate({
 const started = Date.now()
 const { objects } = await loadSampleData(w, apiKeys.length > 0 ? { apiKey: apiKeys[0]! } : {})
 console.log(`Weaviate-compatible test instance (1.39 behaviour) listening on ${w.url}`)
-console.log(`  sample data: ${objects} objects in Author, Article (text2vec-test), Product, Ticket (tenants acme, globex), loaded in ${Date.now() - started} ms`)
+console.log(`  sample data: ${objects} objects in Author, Article (text2vec-transformers), Product, Ticket (tenants acme, globex), loaded in ${Date.now() - started} ms`)
 console.log(`  auth: ${apiKeys.length > 0 ? `API key required (${apiKeys.length} key${apiKeys.length > 1 ? "s" : ""})` : "anonymous"}`)
 if (w.caPem !== undefined) {
   const caFile = path.join(os.tmpdir(), `weaviate-mcp-sample-ca-${w.port}.pem`)

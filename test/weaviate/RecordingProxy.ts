@@ -1,0 +1,203 @@
+/**
+ * A recording reverse proxy on 127.0.0.1 in front of a Weaviate (real or external): it records every
+ * request (method, path, query, headers, body; whether the client aborted it and whether the answer
+ * was complete) exactly as the compatible instance does, so tests can prove a write reached Weaviate
+ * exactly once or a request was aborted, and it injects the same faults (delay, hang, drop) before a
+ * request is forwarded: a request that hangs or is dropped never reaches the server.
+ */
+import * as http from "node:http"
+import * as https from "node:https"
+import type { AddressInfo } from "node:net"
+import type { Fault, RecordedRequest } from "./WeaviateServer.ts"
+
+export interface ProxyOptions {
+  /** the server behind it, e.g. https://127.0.0.1:43211 */
+  readonly upstream: string
+  /** PEM the upstream's certificate is checked against (and the proxy serves it to clients too) */
+  readonly tls?: { readonly caPem: string; readonly certPem: string; readonly keyPem: string }
+  /** PEM of the upstream's CA when the proxy itself speaks plain HTTP */
+  readonly upstreamCa?: string
+  /** sent as `Authorization: Bearer` when the client sent none (an external server that needs a key) */
+  readonly defaultApiKey?: string
+}
+
+export interface RecordingProxy {
+  readonly url: string
+  readonly port: number
+  readonly requests: ReadonlyArray<RecordedRequest>
+  clearRequests(): void
+  setFault(fault: Fault, options?: { readonly pathPrefix?: string }): void
+  waitForRequest(predicate: (r: RecordedRequest) => boolean, timeoutMs?: number): Promise<RecordedRequest>
+  close(): Promise<void>
+}
+
+interface Waiter {
+  readonly predicate: (r: RecordedRequest) => boolean
+  readonly resolve: (r: RecordedRequest) => void
+  readonly reject: (e: Error) => void
+  readonly timer: NodeJS.Timeout
+}
+
+// Hop-by-hop headers are the proxy's own business (RFC 9110 §7.6.1).
+const HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer"])
+
+export const startRecordingProxy = async (options: ProxyOptions): Promise<RecordingProxy> => {
+  const upstream = new URL(options.upstream)
+  const upstreamCa = options.tls?.caPem ?? options.upstreamCa
+  const agent = upstream.protocol === "https:"
+    ? new https.Agent({ keepAlive: true, ...(upstreamCa !== undefined ? { ca: upstreamCa } : {}) })
+    : new http.Agent({ keepAlive: true })
+  const records: Array<RecordedRequest> = []
+  let waiters: Array<Waiter> = []
+  let fault: { fault: Fault; prefix: string } = { fault: { kind: "none" }, prefix: "" }
+  const timers = new Set<NodeJS.Timeout>()
+
+  const notify = (r: RecordedRequest) => {
+    const matched = waiters.filter((w) => w.predicate(r))
+    if (matched.length === 0) return
+    waiters = waiters.filter((w) => !matched.includes(w))
+    for (const w of matched) {
+      clearTimeout(w.timer)
+      w.resolve(r)
+    }
+  }
+
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1")
+    const chunks: Array<Buffer> = []
+    const headers: Record<string, string> = {}
+    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v
+    let record: RecordedRequest | undefined
+    const makeRecord = (): RecordedRequest => {
+      if (record === undefined) {
+        record = {
+          method: req.method ?? "GET",
+          path: url.pathname,
+          query: Object.fromEntries(url.searchParams.entries()),
+          headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+          aborted: false,
+          completed: false
+        }
+        records.push(record)
+      }
+      return record
+    }
+    let droppedByUs = false
+    let forwarded: http.ClientRequest | undefined
+    res.on("finish", () => {
+      const r = makeRecord()
+      r.completed = true
+      notify(r)
+    })
+    res.on("close", () => {
+      if (res.writableFinished || droppedByUs) return
+      forwarded?.destroy()
+      const r = makeRecord()
+      r.aborted = true
+      notify(r)
+    })
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const r = makeRecord()
+      notify(r)
+      const forward = () => {
+        if (res.destroyed || res.writableEnded) return
+        const out: Record<string, string> = {}
+        for (const [k, v] of Object.entries(headers)) if (!HOP.has(k)) out[k] = v
+        out["host"] = upstream.host
+        if (options.defaultApiKey !== undefined && out["authorization"] === undefined) {
+          out["authorization"] = `Bearer ${options.defaultApiKey}`
+        }
+        const body = Buffer.concat(chunks)
+        out["content-length"] = String(body.length)
+        const target = new URL(`${url.pathname}${url.search}`, upstream)
+        forwarded = (upstream.protocol === "https:" ? https : http).request(target, { method: r.method, headers: out, agent }, (up) => {
+          const back: Record<string, string | Array<string>> = {}
+          for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP.has(k)) back[k] = v
+          res.writeHead(up.statusCode ?? 502, back)
+          up.pipe(res)
+          up.on("error", () => res.destroy())
+        })
+        forwarded.on("error", (e) => {
+          if (res.headersSent) return void res.destroy()
+          const text = JSON.stringify({ error: [{ message: `recording proxy: upstream ${e.message}` }] })
+          res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+          res.end(text)
+        })
+        forwarded.end(body)
+      }
+      const f = r.path.startsWith(fault.prefix) ? fault.fault : { kind: "none" as const }
+      switch (f.kind) {
+        case "none":
+          return forward()
+        case "hang":
+          return
+        case "drop":
+          droppedByUs = true
+          req.socket.destroy()
+          return
+        case "delay": {
+          const t = setTimeout(() => {
+            timers.delete(t)
+            forward()
+          }, f.ms)
+          timers.add(t)
+          return
+        }
+      }
+    })
+  }
+
+  const server: http.Server = options.tls === undefined
+    ? http.createServer(onRequest)
+    : https.createServer({ cert: options.tls.certPem, key: options.tls.keyPem }, onRequest)
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      server.off("error", reject)
+      resolve()
+    })
+  })
+  const port = (server.address() as AddressInfo).port
+  let closed: Promise<void> | undefined
+  return {
+    url: `${options.tls === undefined ? "http" : "https"}://127.0.0.1:${port}`,
+    port,
+    get requests() {
+      return records
+    },
+    clearRequests: () => {
+      records.length = 0
+    },
+    setFault: (f, o) => {
+      fault = { fault: f, prefix: o?.pathPrefix ?? "" }
+    },
+    waitForRequest: (predicate, timeoutMs = 5_000) => {
+      const existing = records.find(predicate)
+      if (existing !== undefined) return Promise.resolve(existing)
+      return new Promise<RecordedRequest>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters = waiters.filter((w) => w.timer !== timer)
+          reject(new Error(`no matching request recorded within ${timeoutMs} ms`))
+        }, timeoutMs)
+        waiters.push({ predicate, resolve, reject, timer })
+      })
+    },
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        for (const t of timers) clearTimeout(t)
+        timers.clear()
+        for (const w of waiters) {
+          clearTimeout(w.timer)
+          w.reject(new Error("the recording proxy was closed"))
+        }
+        waiters = []
+        server.close(() => resolve())
+        server.closeAllConnections()
+        agent.destroy()
+      })
+      return closed
+    }
+  }
+}
