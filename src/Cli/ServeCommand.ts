@@ -48,6 +48,14 @@ const options = {
     Options.withDescription("Failed authentications per minute per client address before lockout (default 10)"),
     Options.optional
   ),
+  healthTimeout: Options.integer("health-timeout").pipe(
+    Options.withDescription("Seconds a health check of a connection may take (default 10; 0 = no bound)"),
+    Options.optional
+  ),
+  schemaTimeout: Options.integer("schema-timeout").pipe(
+    Options.withDescription("Seconds a schema read may take (default 15; 0 = no bound)"),
+    Options.optional
+  ),
   logLevel: Options.choice("log-level", ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"]).pipe(Options.optional),
   logFormat: Options.choice("log-format", ["text", "json"]).pipe(Options.optional),
   otlp: Options.text("otlp").pipe(
@@ -86,12 +94,19 @@ export const serveCommand = Command.make("serve", options, (flags) =>
       allowedOrigins: flags.allowedOrigin.length > 0 ? Option.some(flags.allowedOrigin) : Option.none(),
       rateLimit: flags.rateLimit,
       authLockout: flags.authLockout,
+      healthTimeoutSeconds: flags.healthTimeout,
+      schemaTimeoutSeconds: flags.schemaTimeout,
       logLevel: flags.logLevel,
       logFormat: flags.logFormat
     })
     if (Option.isSome(settings.port) && !(Number.isInteger(settings.port.value) && settings.port.value >= 0 && settings.port.value <= 65535)) {
       const field = Option.isSome(flags.port) ? "--port" : "the port setting (settings.json or WEAVIATE_MCP_PORT)"
       return yield* new UsageError({ message: `${field} must be a port number between 0 and 65535 (0 = any free port), got ${settings.port.value}` })
+    }
+    for (const [flag, value] of [["--health-timeout", settings.healthTimeoutSeconds], ["--schema-timeout", settings.schemaTimeoutSeconds]] as const) {
+      if (!(Number.isInteger(value) && value >= 0)) {
+        return yield* new UsageError({ message: `${flag} must be a whole number of seconds, 0 or more (0 = no bound), got ${value}` })
+      }
     }
     if (settings.approvals === "exec" && Option.isNone(settings.approvalCommand)) {
       return yield* Effect.fail(new UsageError({ message: "--approvals exec needs --approval-command CMD" }))

@@ -84,3 +84,33 @@ describe("every call that reaches Weaviate has a bound", () => {
     expect(ms).toBeLessThan(TIMEOUT_MS + 2_000)
   }, 20_000)
 })
+
+describe("serve --health-timeout sets the health check's bound", () => {
+  it("a daemon started with --health-timeout 1 answers get_connection_status on a hung database with timeout within about a second", async () => {
+    const { startWeaviate } = await import("../weaviate/WeaviateServer.ts")
+    const Cli = await import("../support/Cli.ts")
+    const TestHome = await import("../support/TestHome.ts")
+    const hung = await startWeaviate()
+    const home = TestHome.tempDirSync()
+    const added = await Cli.run(["connections", "add", "--home", home, "--name", "hung", "--host", "127.0.0.1", "--port", String(hung.port), "--json"])
+    const id = (JSON.parse(added.stdout) as { id: string }).id
+    // Naming the connection grants first access, so no question is asked.
+    const created = await Cli.run(["tokens", "create", "--home", home, "--name", "t", "--access", "readWrite", "--connections", "hung"])
+    const token = /(wmcp_[A-Za-z0-9_-]+)/.exec(created.stdout)?.[1] ?? ""
+    const daemon = await Cli.serve(["--home", home, "--port", "0", "--approvals", "deny", "--health-timeout", "1"])
+    try {
+      hung.setFault({ kind: "hang" })
+      const { ms, value } = await timed(() => Effect.runPromise(send(daemon.endpoint, {
+        body: modern("tools/call", { name: "get_connection_status", arguments: { connection_id: id } }),
+        headers: { ...modernHeaders("tools/call", "get_connection_status"), authorization: `Bearer ${token}` }
+      })))
+      expect(value.json.result?.content?.[0]?.text, JSON.stringify(value.json)).toMatch(/^timeout: /)
+      expect(ms).toBeLessThan(1_000 + 2_000)
+    } finally {
+      daemon.child.kill("SIGTERM")
+      await daemon.exited
+      hung.setFault({ kind: "none" })
+      await hung.close()
+    }
+  }, 30_000)
+})
