@@ -20,11 +20,13 @@ import { connectionsCommand } from "./Cli/ConnectionsCommand.ts"
 import { browseCommand } from "./Cli/BrowseCommand.ts"
 import { graphqlCommand } from "./Cli/GraphqlCommand.ts"
 import { restCommand } from "./Cli/RestCommand.ts"
+import { bridgeCommand } from "./Cli/BridgeCommand.ts"
+import { setupCommand } from "./Cli/SetupCommand.ts"
 
 /** The root command. @category commands */
 export const root = Command.make("weaviate-mcp").pipe(
   Command.withDescription("Work with Weaviate vector databases from AI clients (MCP) and the command line"),
-  Command.withSubcommands([serveCommand, tokensCommand, connectionsCommand, browseCommand, graphqlCommand, restCommand])
+  Command.withSubcommands([serveCommand, tokensCommand, connectionsCommand, browseCommand, graphqlCommand, restCommand, bridgeCommand, setupCommand])
 )
 
 /** Runs the command line on `argv` (as `process.argv`). @category running */
