@@ -126,13 +126,24 @@ export const run = (initial: DaemonLink.Daemon, options: Options): Promise<void>
   }
 
   /** One POST, with one retry after a token or daemon change. */
-  const postOnce = async (method: string, params: Json, signal: AbortSignal, daemonId: string): Promise<DaemonLink.Message | undefined> => {
+  const postOnce = async (
+    method: string,
+    params: Json,
+    signal: AbortSignal,
+    daemonId: string,
+    progress: { last: number }
+  ): Promise<DaemonLink.Message | undefined> => {
     await refreshIfChanged()
     const attempt = () =>
       DaemonLink.post(daemon.file.port, daemon.file.token, { jsonrpc: "2.0", id: daemonId, method, params }, {
         signal,
         onFrame: (frame) => {
-          if (frame.method === "notifications/progress") send(frame)
+          if (frame.method !== "notifications/progress" || !isRecord(frame["params"])) return
+          // Each approval round restarts the daemon's count; the client sees progress only advance.
+          const value = frame["params"]["progress"]
+          if (typeof value !== "number" || value <= progress.last) return
+          progress.last = value
+          send(frame)
         }
       })
     let reply: Awaited<ReturnType<typeof attempt>>
@@ -175,8 +186,9 @@ export const run = (initial: DaemonLink.Daemon, options: Options): Promise<void>
     try {
       const { _meta, ...rest } = params
       let body: Json = { ...rest, _meta: forwardMeta(isRecord(_meta) ? _meta : {}) }
+      const progress = { last: Number.NEGATIVE_INFINITY }
       for (let round = 0; round <= MAX_INPUT_ROUNDS; round++) {
-        const reply = await postOnce(method, body, abort.signal, daemonId)
+        const reply = await postOnce(method, body, abort.signal, daemonId, progress)
         if (abort.signal.aborted) return
         if (reply === undefined) {
           send(errorResponse(id, -32603, "the daemon sent no response"))
