@@ -164,14 +164,20 @@ describe("weaviate-mcp bridge over stdio (official SDK v1 client)", () => {
     expect((await client.listTools()).tools.length).toBeGreaterThan(0)
   })
 
-  it("survives a daemon restart mid-session: re-reads the handshake file, keeps the client's session", async () => {
+  it("survives a daemon restart mid-session: a refused call waits for the new handshake file and is retried once", async () => {
     const old = readHandshake()
     await runtime.dispose()
+    expect(NodeFs.existsSync(handshakePath())).toBe(false)
+    // The call reaches the old port, is refused, and waits for the daemon to come back.
+    const call = client.callTool({ name: "list_tables", arguments: { connection_id: connectionId } })
     runtime = await startDaemon({ rotateEvery: "2 seconds", grace: "1 millis" })
+    const result: any = await call
     expect(readHandshake().instanceId).not.toBe(old.instanceId)
-    const result: any = await client.callTool({ name: "list_tables", arguments: { connection_id: connectionId } })
     expect(result.isError).toBeFalsy()
+    expect(JSON.stringify(result.structuredContent)).toContain("Author")
     expect(stderr).toContain(`using the daemon on port ${readHandshake().port}`)
+    // The same client session goes on.
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0)
   })
 
   it("follows a token rotation during the session (the old token is refused after 1 ms of grace)", async () => {
