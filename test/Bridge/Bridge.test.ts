@@ -7,6 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -41,7 +42,7 @@ const elicitations: Array<any> = []
 const handshakePath = () => NodePath.join(home, "mcp-handshake.json")
 const readHandshake = () => JSON.parse(NodeFs.readFileSync(handshakePath(), "utf8")) as { token: string; port: number; instanceId: string }
 
-const startDaemon = async (bridgeToken?: { rotateEvery: string; grace: string }) => {
+const startDaemon = async (bridgeToken?: { rotateEvery: Duration.DurationInput; grace: Duration.DurationInput }) => {
   const settings = await Effect.runPromise(
     TestDaemon.settings({ rateLimit: 0, authLockout: 0, approvals: "exec", approvalCommand: Option.some(command) })
   )
@@ -67,9 +68,9 @@ const connect = async (args: ReadonlyArray<string> = []) => {
   })
   await c.connect(transport)
   const deliver = transport.onmessage
-  transport.onmessage = (message, extra) => {
+  transport.onmessage = (message) => {
     received.push(message)
-    deliver?.(message, extra)
+    deliver?.(message)
   }
   return c
 }
