@@ -32,6 +32,8 @@ let w: WeaviateTestInstance
 let home: string
 let connectionId: string
 let command: string
+let dialogLog: string
+const dialogs = () => NodeFs.readFileSync(dialogLog, "utf8").split("\n").filter((line) => line.trim() !== "")
 let runtime: ManagedRuntime.ManagedRuntime<unknown, unknown>
 let client: Client
 let stderr = ""
@@ -53,7 +55,7 @@ const startDaemon = async (bridgeToken?: { rotateEvery: Duration.DurationInput; 
   return rt
 }
 
-const connect = async (args: ReadonlyArray<string> = []) => {
+const connect = async (args: ReadonlyArray<string> = [], options: { elicitation: boolean } = { elicitation: true }) => {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [Cli.BIN, "bridge", "--home", home, ...args],
@@ -61,11 +63,13 @@ const connect = async (args: ReadonlyArray<string> = []) => {
     stderr: "pipe"
   })
   transport.stderr?.on("data", (d) => (stderr += d))
-  const c = new Client({ name: "bridge-test", version: "1.0.0" }, { capabilities: { elicitation: {} } })
-  c.setRequestHandler(ElicitRequestSchema, async (request) => {
-    elicitations.push(request.params)
-    return { action: "accept", content: { approved: true } }
-  })
+  const c = new Client({ name: "bridge-test", version: "1.0.0" }, { capabilities: options.elicitation ? { elicitation: {} } : {} })
+  if (options.elicitation) {
+    c.setRequestHandler(ElicitRequestSchema, async (request) => {
+      elicitations.push(request.params)
+      return { action: "accept", content: { approved: true } }
+    })
+  }
   await c.connect(transport)
   const deliver = transport.onmessage
   transport.onmessage = (message) => {
@@ -80,7 +84,9 @@ beforeAll(async () => {
   await loadSampleData(w, { scale: 0.1 })
   home = TestHome.tempDirSync("weaviate-mcp-bridge-")
   const dialogDir = TestHome.tempDirSync("weaviate-mcp-bridge-dialog-")
-  command = `cat > /dev/null; test "$(cat '${NodePath.join(dialogDir, "answer")}')" = yes`
+  dialogLog = NodePath.join(dialogDir, "log")
+  NodeFs.writeFileSync(dialogLog, "")
+  command = `cat >> '${dialogLog}'; echo >> '${dialogLog}'; test "$(cat '${NodePath.join(dialogDir, "answer")}')" = yes`
   NodeFs.writeFileSync(NodePath.join(dialogDir, "answer"), "yes")
   await Effect.runPromise(
     Effect.gen(function*() {
@@ -131,6 +137,24 @@ describe("weaviate-mcp bridge over stdio (official SDK v1 client)", () => {
     const asked = elicitations.slice(before)
     expect(asked.some((p) => String(p.requestedSchema?.properties?.approved?.description).includes("Through the bridge"))).toBe(true)
     expect(writesTo(w).map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/objects"])
+  })
+
+  it("a client without elicitation gets the dialog on the user's machine; the write runs once", async () => {
+    const c = await connect([], { elicitation: false })
+    try {
+      const asked = elicitations.length
+      const shown = dialogs().length
+      const result: any = await c.callTool({
+        name: "insert_rows",
+        arguments: { connection_id: connectionId, table: "Author", rows: [{ properties: { name: "Approved in the dialog" } }] }
+      })
+      expect(result.isError).toBeFalsy()
+      expect(elicitations.length).toBe(asked)
+      expect(dialogs().slice(shown).join("\n")).toContain("Approved in the dialog")
+      expect(writesTo(w).map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/objects"])
+    } finally {
+      await c.close()
+    }
   })
 
   it("SSE progress frames arrive as stdio notifications/progress, advancing, before the response", async () => {
