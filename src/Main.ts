@@ -28,12 +28,14 @@ import { activityCommand } from "./Cli/ActivityCommand.ts"
 import { clientsCommand } from "./Cli/ClientsCommand.ts"
 import { pauseCommand, resumeCommand } from "./Cli/PauseCommand.ts"
 import { statusCommand } from "./Cli/StatusCommand.ts"
+import { bridgeCommand } from "./Cli/BridgeCommand.ts"
+import { setupCommand } from "./Cli/SetupCommand.ts"
 
 /** The root command. @category commands */
 export const root = Command.make("weaviate-mcp").pipe(
   Command.withDescription("Work with Weaviate vector databases from AI clients (MCP) and the command line"),
   Command.withSubcommands([serveCommand, tokensCommand, connectionsCommand, browseCommand, graphqlCommand, restCommand,
-    activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand])
+    activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand])
 )
 
 /** Runs the command line on `argv` (as `process.argv`). @category running */

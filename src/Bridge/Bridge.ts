@@ -1,0 +1,329 @@
+/**
+ * The stdio bridge: speaks the MCP stdio transport (newline-delimited JSON-RPC) to one client and
+ * the modern, stateless revision over HTTP to the daemon.
+ *
+ * - `initialize`, `ping`, `logging/setLevel` and `notifications/initialized` are answered here; the
+ *   client's session lives in the bridge, so a daemon restart does not end it.
+ * - Every other request becomes one modern POST with the required `_meta` and headers and the
+ *   handshake token. Requests get bridge-unique ids towards the daemon: all bridges share one
+ *   principal, and a cancellation must only reach the request it names.
+ * - `input_required` becomes `elicitation/create` for a legacy client that declared elicitation; a
+ *   client without it is forwarded without the capability, so the daemon shows its own dialog.
+ * - SSE progress frames are written as stdio `notifications/progress`.
+ * - `notifications/cancelled` is forwarded and the POST aborted; closing stdin cancels everything.
+ * - A changed handshake file (token rotation, restart) is re-read before the next request; a 401 or
+ *   an unreachable daemon re-reads it and retries once. A `tools/call` is retried after a failure
+ *   only when the connection was refused (nothing was delivered), so a write never runs twice.
+ *
+ * stdout carries protocol only; diagnostics go to stderr.
+ *
+ * @since 0.1.0
+ */
+import * as NodeReadline from "node:readline"
+import { PROTOCOL_VERSION } from "../Daemon/Handshake.ts"
+import * as DaemonLink from "./DaemonLink.ts"
+
+/** The revisions the bridge speaks on stdio, newest first. @category constants */
+export const STDIO_VERSIONS = [PROTOCOL_VERSION, "2025-11-25", "2025-06-18"] as const
+
+const LEGACY_DEFAULT = "2025-11-25"
+/** Bounds the approval round trips of one call (first access, then the statement). */
+const MAX_INPUT_ROUNDS = 4
+/** How long a restarted daemon may take to publish its new handshake file. */
+const RESTART_WAIT_MS = 10_000
+const POLL_MS = 100
+
+/** @category models */
+export interface Options {
+  readonly handshakePath: string
+  readonly input: NodeJS.ReadableStream
+  readonly output: NodeJS.WritableStream
+  readonly log: (line: string) => void
+}
+
+type Id = string | number
+type Json = Record<string, unknown>
+
+const isRecord = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
+
+const errorResponse = (id: Id | null, code: number, message: string, data?: unknown) => ({
+  jsonrpc: "2.0" as const,
+  id,
+  error: { code, message, ...(data === undefined ? {} : { data }) }
+})
+
+/** Strips what only the modern era carries, for a legacy client. */
+const legacyResult = (result: Json): Json => {
+  const { resultType: _r, ttlMs: _t, cacheScope: _c, ...rest } = result
+  if (isRecord(rest["_meta"])) {
+    const { "io.modelcontextprotocol/serverInfo": _s, ...meta } = rest["_meta"]
+    if (Object.keys(meta).length === 0) delete rest["_meta"]
+    else rest["_meta"] = meta
+  }
+  return rest
+}
+
+/**
+ * Runs one bridge session until stdin closes. `daemon` is the already trusted daemon.
+ *
+ * @category running
+ */
+export const run = (initial: DaemonLink.Daemon, options: Options): Promise<void> => {
+  let daemon = initial
+  let version: string = LEGACY_DEFAULT
+  let clientCapabilities: Json = {}
+  let clientInfo: Json | undefined
+  const sessionId = crypto.randomUUID().slice(0, 8)
+  let sequence = 0
+  const inFlight = new Map<Id, { readonly daemonId: string; readonly abort: AbortController }>()
+  const pendingFromClient = new Map<string, (message: Json) => void>()
+  let closed = false
+
+  const send = (message: unknown) => {
+    if (closed) return
+    options.output.write(JSON.stringify(message) + "\n")
+  }
+  const modern = () => version === PROTOCOL_VERSION
+
+  // ===== The daemon =====
+
+  let refreshing: Promise<void> | undefined
+  /** Re-reads the handshake file; waits (bounded) for a restarted daemon to publish it. */
+  const refresh = (waitMs: number) => {
+    refreshing ??= (async () => {
+      const deadline = Date.now() + waitMs
+      for (let attempt = 0; ; attempt++) {
+        try {
+          daemon = await DaemonLink.locate(options.handshakePath)
+          options.log(`weaviate-mcp bridge: using the daemon on port ${daemon.file.port} (pid ${daemon.file.pid})`)
+          return
+        } catch (error) {
+          if (!(error instanceof DaemonLink.BridgeRefused) || !error.notRunning || Date.now() >= deadline || attempt > waitMs / POLL_MS) {
+            throw error
+          }
+          await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+        }
+      }
+    })().finally(() => {
+      refreshing = undefined
+    })
+    return refreshing
+  }
+  /** Picks up a rewritten handshake file (rotated token, restarted daemon) before a request. */
+  const refreshIfChanged = async () => {
+    const mtime = await DaemonLink.mtimeOf(options.handshakePath)
+    if (mtime !== undefined && mtime !== daemon.mtimeMs) await refresh(RESTART_WAIT_MS).catch(() => undefined)
+  }
+
+  const forwardMeta = (clientMeta: Json): Json => {
+    const meta: Json = { ...clientMeta }
+    if (!modern() || meta["io.modelcontextprotocol/protocolVersion"] === undefined) {
+      meta["io.modelcontextprotocol/protocolVersion"] = PROTOCOL_VERSION
+      meta["io.modelcontextprotocol/clientCapabilities"] = clientCapabilities
+      if (clientInfo !== undefined) meta["io.modelcontextprotocol/clientInfo"] = clientInfo
+    }
+    return meta
+  }
+
+  /** One POST, with one retry after a token or daemon change. */
+  const postOnce = async (
+    method: string,
+    params: Json,
+    signal: AbortSignal,
+    daemonId: string,
+    progress: { last: number }
+  ): Promise<DaemonLink.Message | undefined> => {
+    await refreshIfChanged()
+    const attempt = () =>
+      DaemonLink.post(daemon.file.port, daemon.file.token, { jsonrpc: "2.0", id: daemonId, method, params }, {
+        signal,
+        onFrame: (frame) => {
+          if (frame.method !== "notifications/progress" || !isRecord(frame["params"])) return
+          // Each approval round restarts the daemon's count; the client sees progress only advance.
+          const value = frame["params"]["progress"]
+          if (typeof value !== "number" || value <= progress.last) return
+          progress.last = value
+          send(frame)
+        }
+      })
+    let reply: Awaited<ReturnType<typeof attempt>>
+    try {
+      reply = await attempt()
+    } catch (error) {
+      if (!(error instanceof DaemonLink.Unreachable) || signal.aborted) throw error
+      if (method === "tools/call" && !error.refused) throw error
+      options.log(`weaviate-mcp bridge: ${error.message}; re-reading the handshake file`)
+      await refresh(RESTART_WAIT_MS)
+      reply = await attempt()
+    }
+    if (reply.status === 401) {
+      options.log("weaviate-mcp bridge: the token was refused; re-reading the handshake file")
+      await refresh(RESTART_WAIT_MS)
+      reply = await attempt()
+    }
+    return reply.body
+  }
+
+  /** Asks the client; resolves with its response message. */
+  const askClient = (method: string, params: Json) =>
+    new Promise<Json>((resolve) => {
+      const id = `bridge-${sessionId}-${++sequence}`
+      pendingFromClient.set(id, resolve)
+      send({ jsonrpc: "2.0", id, method, params })
+    })
+
+  const elicitationParams = (params: Json): Json => {
+    if (version !== "2025-06-18") return params
+    const { mode: _, ...rest } = params
+    return rest
+  }
+
+  /** Forwards one client request; the approval round trips happen here for a legacy client. */
+  const forward = async (id: Id, method: string, params: Json) => {
+    const abort = new AbortController()
+    const daemonId = `${sessionId}-${++sequence}`
+    inFlight.set(id, { daemonId, abort })
+    try {
+      const { _meta, ...rest } = params
+      let body: Json = { ...rest, _meta: forwardMeta(isRecord(_meta) ? _meta : {}) }
+      const progress = { last: Number.NEGATIVE_INFINITY }
+      for (let round = 0; round <= MAX_INPUT_ROUNDS; round++) {
+        const reply = await postOnce(method, body, abort.signal, daemonId, progress)
+        if (abort.signal.aborted) return
+        if (reply === undefined) {
+          send(errorResponse(id, -32603, "the daemon sent no response"))
+          return
+        }
+        if (isRecord(reply["error"])) {
+          send({ jsonrpc: "2.0", id, error: reply["error"] })
+          return
+        }
+        const result = isRecord(reply["result"]) ? reply["result"] : {}
+        if (result["resultType"] !== "input_required" || modern()) {
+          send({ jsonrpc: "2.0", id, result: modern() ? result : legacyResult(result) })
+          return
+        }
+        if (round === MAX_INPUT_ROUNDS) break
+        const requests = isRecord(result["inputRequests"]) ? result["inputRequests"] : {}
+        const inputResponses: Json = {}
+        for (const [key, request] of Object.entries(requests)) {
+          if (!isRecord(request) || request["method"] !== "elicitation/create" || !isRecord(request["params"])) {
+            send(errorResponse(id, -32603, `the daemon asked for input the bridge cannot relay (${key})`))
+            return
+          }
+          const answer = await askClient("elicitation/create", elicitationParams(request["params"]))
+          if (abort.signal.aborted) return
+          inputResponses[key] = isRecord(answer["result"]) ? answer["result"] : { action: "cancel" }
+        }
+        body = { ...body, requestState: result["requestState"], inputResponses }
+      }
+      send(errorResponse(id, -32603, "too many input rounds for one request"))
+    } catch (error) {
+      if (abort.signal.aborted) return
+      const message = error instanceof Error ? error.message : String(error)
+      options.log(`weaviate-mcp bridge: ${method} failed: ${message}`)
+      send(errorResponse(id, -33000, message))
+    } finally {
+      inFlight.delete(id)
+    }
+  }
+
+  /** Cancels one forwarded request: tells the daemon, then drops the connection. */
+  const cancel = async (id: Id, reason: string) => {
+    const entry = inFlight.get(id)
+    if (entry === undefined) return
+    inFlight.delete(id)
+    try {
+      await DaemonLink.post(daemon.file.port, daemon.file.token, {
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: entry.daemonId, reason, _meta: forwardMeta({}) }
+      })
+    } catch (error) {
+      options.log(`weaviate-mcp bridge: could not forward a cancellation: ${(error as Error).message}`)
+    } finally {
+      entry.abort.abort()
+    }
+  }
+
+  // ===== The client =====
+
+  const initialize = (id: Id, params: Json) => {
+    const offered = typeof params["protocolVersion"] === "string" ? params["protocolVersion"] : LEGACY_DEFAULT
+    version = (STDIO_VERSIONS as ReadonlyArray<string>).includes(offered) ? offered : LEGACY_DEFAULT
+    clientCapabilities = isRecord(params["capabilities"]) ? params["capabilities"] : {}
+    if (isRecord(params["clientInfo"])) clientInfo = params["clientInfo"]
+    const capabilities: Json = { ...daemon.discovery.capabilities }
+    if (!modern()) {
+      delete capabilities["extensions"]
+      if (isRecord(capabilities["resources"])) capabilities["resources"] = { ...capabilities["resources"], subscribe: false }
+    }
+    send({
+      jsonrpc: "2.0",
+      id,
+      result: {
+        protocolVersion: version,
+        capabilities,
+        serverInfo: daemon.discovery.serverInfo,
+        instructions: daemon.discovery.instructions
+      }
+    })
+  }
+
+  const handle = (message: unknown) => {
+    if (!isRecord(message) || message["jsonrpc"] !== "2.0") {
+      send(errorResponse(null, -32600, "invalid JSON-RPC message"))
+      return
+    }
+    const id = message["id"] as Id | undefined
+    const method = message["method"]
+    const params = isRecord(message["params"]) ? message["params"] : {}
+    if (typeof method !== "string") {
+      if (typeof id === "string" && pendingFromClient.has(id)) {
+        const resolve = pendingFromClient.get(id)!
+        pendingFromClient.delete(id)
+        resolve(message)
+      }
+      return
+    }
+    if (id === undefined) {
+      if (method === "notifications/cancelled" && (typeof params["requestId"] === "string" || typeof params["requestId"] === "number")) {
+        void cancel(params["requestId"], typeof params["reason"] === "string" ? params["reason"] : "cancelled by the client")
+      }
+      return
+    }
+    switch (method) {
+      case "initialize":
+        return initialize(id, params)
+      case "ping":
+      case "logging/setLevel":
+        return send({ jsonrpc: "2.0", id, result: {} })
+      default:
+        void forward(id, method, params)
+    }
+  }
+
+  return new Promise<void>((resolve) => {
+    const lines = NodeReadline.createInterface({ input: options.input, crlfDelay: Infinity })
+    lines.on("line", (line) => {
+      if (line.trim().length === 0) return
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(line)
+      } catch {
+        send(errorResponse(null, -32700, "parse error: a line of stdin is not JSON"))
+        return
+      }
+      handle(parsed)
+    })
+    lines.once("close", () => {
+      const pending = [...inFlight.keys()].map((id) => cancel(id, "the client closed stdin"))
+      for (const [, answer] of pendingFromClient) answer({ result: { action: "cancel" } })
+      pendingFromClient.clear()
+      void Promise.allSettled(pending).then(() => {
+        closed = true
+        resolve()
+      })
+    })
+  })
+}
