@@ -18,7 +18,9 @@ export const buildCli = () =>
     target: "node20",
     // CommonJS dependencies inside an ES module bundle need a `require`.
     banner: { js: 'import { createRequire as __weaviateMcpRequire } from "node:module"; const require = __weaviateMcpRequire(import.meta.url);' },
-    sourcemap: true,
+    // No source map: one for a bundle of every dependency weighs 12 MB (2 MB without sources), and
+    // the library's own modules in dist/ carry small maps of their own.
+    sourcemap: false,
     logLevel: "warning"
   })
 

@@ -52,6 +52,7 @@ import {
 } from "../Schema/McpErrors.ts"
 import * as McpWire from "../Schema/McpWire.ts"
 import { Authenticator } from "./Authenticator.ts"
+import { Lifecycle } from "./Lifecycle.ts"
 import * as CacheHints from "./CacheHints.ts"
 import * as Catalogue from "./Catalogue.ts"
 import * as Discovery from "./Discovery.ts"
@@ -270,6 +271,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
   const authenticator = yield* Authenticator
   const inFlight = yield* InFlight
   const sessions = yield* LegacySessions
+  const lifecycle = yield* Lifecycle
   const pagination = yield* Pagination
   const resources = yield* Catalogue.Resources
   const dispatcher = Dispatcher.make({
@@ -387,11 +389,11 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     return { _tag: "Stream", status: 200, headers: Sse.headers, body }
   }
 
-  const untilShutdown = <A, E, R>(request: HttpTransport.HttpRequest, effect: Effect.Effect<A, E, R>) =>
-    Effect.raceFirst(effect, Effect.zipRight(request.shutdown, Effect.fail(unavailable())))
+  const untilShutdown = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.raceFirst(effect, Effect.zipRight(lifecycle.shutdown, Effect.fail(unavailable())))
 
   const dispatch = (scope: Scope, prepared: Dispatcher.Prepared): Effect.Effect<HttpTransport.HttpResponse> => {
-    const { id, meta, params, principal, request } = scope
+    const { id, meta, params, principal } = scope
     const trace = traceOf(meta)
     const progressToken = meta === undefined || !("progressToken" in meta) ? Option.none() : decodeProgressToken(meta.progressToken)
     const context = (progress: Catalogue.RequestContext["Type"]["progress"]) =>
@@ -413,7 +415,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
         withTraceParent(trace)
       )
       if (!prepared.suspends) return provided
-      return untilShutdown(request, inFlight.run({ principalId: principal.id, requestId: id }, provided))
+      return untilShutdown(inFlight.run({ principalId: principal.id, requestId: id }, provided))
     }
     const toResult = (reply: Dispatcher.Reply): Effect.Effect<unknown, InternalError> =>
       reply._tag === "InputRequired" && scope.era === "legacy"
@@ -441,7 +443,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
   const listen = (scope: Scope): Effect.Effect<HttpTransport.HttpResponse> => {
     const decoded = decodeListen(scope.params)
     if (Either.isLeft(decoded)) return Effect.succeed(errorResponse(scope.id, new InvalidParams({ message: "Invalid params for subscriptions/listen: notifications is required" })))
-    const { id, principal, request } = scope
+    const { id, principal } = scope
     const agreed = Subscriptions.agree(decoded.right.notifications)
     const endMeta = { [McpWire.META_SUBSCRIPTION_ID]: id, [McpWire.META_SERVER_INFO]: Discovery.serverInfo }
     return Effect.succeed(eventStream(
@@ -466,7 +468,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
           { deadline: false }
         ).pipe(
           // The graceful end of a subscription is its result, sent when the server tears it down.
-          (work) => Effect.raceFirst(work, request.shutdown)
+          (work) => Effect.raceFirst(work, lifecycle.shutdown)
         ),
       () => ({ resultType: "complete", _meta: endMeta })
     ))
@@ -556,7 +558,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
   // ----- POST /mcp -----
 
   const post = (request: HttpTransport.HttpRequest): Effect.Effect<HttpTransport.HttpResponse> => {
-    if (request.isShuttingDown()) {
+    if (lifecycle.isShuttingDown()) {
       return Effect.succeed(errorResponse(idOfBody(request.body), unavailable(), { connection: "close" }))
     }
     let body: unknown

@@ -10,13 +10,13 @@
  * The transport owns the limits that live at the socket: body cap (413 as a real response),
  * request-header size, concurrent connections, idle time-out, client disconnect (interrupts the
  * request fiber) and shutdown (every request fiber still running is tracked in a FiberSet and
- * interrupted, so a SIGINT never waits for open streams).
+ * interrupted, so a SIGINT never waits for open streams). Shutdown begins the `Lifecycle` the handler
+ * reads, so the same handler runs behind other transports (`McpHttpApp`).
  *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -28,6 +28,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as NodeHttp from "node:http"
 import type * as NodeNet from "node:net"
+import { Lifecycle } from "./Lifecycle.ts"
 
 // ===== Models =====
 
@@ -46,12 +47,6 @@ export interface HttpRequest {
   readonly remoteAddress: string
   /** The local port the connection arrived on: the bound port (the handler is built before it is known). */
   readonly localPort: number
-  /** Whether the server has begun to shut down (for requests that arrive during the grace period). */
-  readonly isShuttingDown: () => boolean
-  /** Completes when the server begins to shut down: answer what you can, quickly. */
-  readonly shutdown: Effect.Effect<void>
-  /** Completes when the client closed the connection before the response ended. */
-  readonly clientGone: Effect.Effect<void>
 }
 
 /**
@@ -290,43 +285,6 @@ const writeInternalError = (res: NodeHttp.ServerResponse) => {
   } else if (!res.writableEnded) res.destroy()
 }
 
-/**
- * Completes when the client closed the connection before the response ended. Built when a handler
- * asks for it (none does on the hot path), not for every request.
- */
-const clientGone = (res: NodeHttp.ServerResponse): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    if (res.closed) {
-      // Closed already: gone if the response never ended, else never.
-      if (!res.writableEnded) resume(Effect.void)
-      return
-    }
-    const onClose = () => {
-      if (!res.writableEnded) resume(Effect.void)
-    }
-    res.once("close", onClose)
-    return Effect.sync(() => res.off("close", onClose))
-  })
-
-/** A request as the handler sees it; `clientGone` is made on demand. */
-class IncomingRequest implements HttpRequest {
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    readonly url: string,
-    readonly headers: Readonly<Record<string, string | undefined>>,
-    readonly body: string,
-    readonly remoteAddress: string,
-    readonly localPort: number,
-    readonly isShuttingDown: () => boolean,
-    readonly shutdown: Effect.Effect<void>,
-    private readonly res: NodeHttp.ServerResponse
-  ) {}
-  get clientGone() {
-    return clientGone(this.res)
-  }
-}
-
 // ===== Constructors =====
 
 /**
@@ -338,14 +296,12 @@ class IncomingRequest implements HttpRequest {
  */
 export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOptions) {
   const handler = yield* HttpHandler
+  const lifecycle = yield* Lifecycle
   const limits: Limits = { ...defaultLimits, ...options.limits }
   const host = options.host ?? "127.0.0.1"
   const runtime = yield* Effect.runtime<never>()
   const runFork = Runtime.runFork(runtime)
   const fibers = yield* FiberSet.make<void, never>()
-  const shutdownSignal = yield* Deferred.make<void>()
-  let shuttingDown = false
-  const isShuttingDown = () => shuttingDown
   const sockets = new Set<NodeNet.Socket>()
   const started = new WeakSet<NodeNet.Socket>()
 
@@ -371,9 +327,6 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
     sockets.add(socket)
     socket.once("close", () => sockets.delete(socket))
   })
-
-  /** The same for every request: completes when the server begins to shut down. */
-  const shutdown = Deferred.await(shutdownSignal)
 
   // Requests whose body is still arriving: shutdown waits for them as for running requests (they are
   // answered 503 once read). A counter rather than a fiber per request, see `onRequest`.
@@ -426,19 +379,15 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
     started.add(req.socket)
     const url = req.url ?? "/"
     const queryAt = url.indexOf("?")
-    const request = (body: string) =>
-      new IncomingRequest(
-        req.method ?? "GET",
-        queryAt === -1 ? url : url.slice(0, queryAt),
-        url,
-        lowerHeaders(req.headers),
-        body,
-        req.socket.remoteAddress ?? "",
-        req.socket.localPort ?? 0,
-        isShuttingDown,
-        shutdown,
-        res
-      )
+    const request = (body: string): HttpRequest => ({
+      method: req.method ?? "GET",
+      path: queryAt === -1 ? url : url.slice(0, queryAt),
+      url,
+      headers: lowerHeaders(req.headers),
+      body,
+      remoteAddress: req.socket.remoteAddress ?? "",
+      localPort: req.socket.localPort ?? 0
+    })
     const declared = Number(req.headers["content-length"] ?? "0")
     if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
       // Answer before reading, and close: the client may still be sending.
@@ -494,11 +443,10 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
   yield* Effect.addFinalizer(() =>
     Effect.gen(function*() {
       // Requests that still arrive on open connections during the grace period are answered
-      // (the handler sees `isShuttingDown`), not left hanging.
-      shuttingDown = true
+      // (the handler sees `Lifecycle.isShuttingDown`), not left hanging.
       server.close()
       server.closeIdleConnections()
-      yield* Deferred.succeed(shutdownSignal, undefined)
+      yield* lifecycle.beginShutdown
       // Give handlers a moment to answer (they race their work against `shutdown`), then cut.
       // Finalizers run uninterruptibly: the wait itself must be interruptible for its time-out to work.
       yield* readsDone.pipe(
@@ -520,5 +468,5 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
  *
  * @category layers
  */
-export const layer = (options: ListenOptions): Layer.Layer<BoundAddress, ListenError, HttpHandler> =>
+export const layer = (options: ListenOptions): Layer.Layer<BoundAddress, ListenError, HttpHandler | Lifecycle> =>
   Layer.scoped(BoundAddress, make(options))
