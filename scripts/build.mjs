@@ -3,6 +3,7 @@
 // esbuild drop the parts of `effect` nobody uses (@effect/platform imports the whole barrel):
 // `--version` went from ~0.9 s (dependencies external) to ~0.3 s.
 import { build } from "esbuild"
+import { rmSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -24,4 +25,8 @@ export const buildCli = () =>
     logLevel: "warning"
   })
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await buildCli()
+// `--clean` empties dist/ first, so a module removed from src/ cannot linger in the package.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes("--clean")) rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true })
+  else await buildCli()
+}
