@@ -105,14 +105,14 @@ describe("the packed package", () => {
         child.stderr.on("data", onData)
         void exited.then(() => (clearTimeout(timer), reject(new Error(`exited early:\n${output}`))))
       })
-      // Authentication is on in the example: an anonymous initialize is refused, by the endpoint.
+      // Authentication is on in the example: the endpoint refuses an anonymous initialize (-33009).
       const response = await fetch(endpoint, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } })
       })
       expect(response.status).toBe(401)
-      expect((await response.json()).error.code).toBeTypeOf("number")
+      expect(((await response.json()) as { error: { code: unknown } }).error.code).toBe(-33009)
       expect(NodeFs.existsSync(NodePath.join(home, "mcp-handshake.json"))).toBe(true)
       child.kill("SIGINT")
       expect(await exited).toBe(0)
