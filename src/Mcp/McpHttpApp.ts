@@ -16,6 +16,7 @@ import * as HttpRouter from "@effect/platform/HttpRouter"
 import * as HttpServer from "@effect/platform/HttpServer"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -38,7 +39,9 @@ const toResponse = (response: HttpTransport.HttpResponse): HttpServerResponse.Ht
   const options = { status: response.status, headers: response.headers, ...(contentType === undefined ? {} : { contentType }) }
   return response._tag === "Full"
     ? HttpServerResponse.uint8Array(toBytes(response.body), options)
-    : HttpServerResponse.stream(Stream.encodeText(response.body), options)
+    // An empty first chunk sends the headers at once (node holds them until the first write), so a
+    // client sees its event stream open before the first event, as over the node:http transport.
+    : HttpServerResponse.stream(Stream.prepend(Stream.encodeText(response.body), Chunk.of(new Uint8Array(0))), options)
 }
 
 const portOf = (address: HttpServer.Address) => (address._tag === "TcpAddress" ? address.port : 0)
