@@ -37,6 +37,19 @@ describe("package shape", () => {
     }
   })
 
+  it("nothing under src/, test/, bench/ or scripts/ reads the shared folder beside the clone (the .ci/run guard)", () => {
+    // Built from parts, so that this file does not match the guard itself.
+    const outside = new RegExp("\\.\\./+" + "shared")
+    const walk = (dir: string): Array<string> =>
+      NodeFs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => e.isDirectory() ? walk(NodePath.join(dir, e.name)) : [NodePath.join(dir, e.name)])
+    for (const top of ["src", "test", "bench", "scripts"]) {
+      for (const file of walk(NodePath.join(root, top))) {
+        expect(outside.test(NodeFs.readFileSync(file, "utf8")), file).toBe(false)
+      }
+    }
+    expect(NodeFs.readFileSync(NodePath.join(root, ".ci/run"), "utf8")).toContain("src test bench scripts")
+  })
+
   it("build tools are development dependencies; the CLI bundle is built at prepack and prepare", () => {
     for (const tool of ["esbuild", "tsx", "typescript", "vitest"]) {
       expect(pkg.dependencies[tool], tool).toBeUndefined()
