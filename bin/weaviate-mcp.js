@@ -1,15 +1,11 @@
 #!/usr/bin/env node
-// Runs the bundle built by `npm run build` (also run by `npm install`), else the TypeScript
-// sources through tsx.
+// Runs the bundle that `npm run build` writes (also run by `prepare`, `prepack` and `npm start`).
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const bundle = new URL("../dist/weaviate-mcp.mjs", import.meta.url)
-if (existsSync(fileURLToPath(bundle))) {
-  await import(bundle.href)
-} else {
-  const { register } = await import("tsx/esm/api")
-  register()
-  const { runCli } = await import(new URL("../src/Main.ts", import.meta.url).href)
-  runCli()
+if (!existsSync(fileURLToPath(bundle))) {
+  process.stderr.write("weaviate-mcp: dist/weaviate-mcp.mjs is missing; run `npm run build` in the package first\n")
+  process.exit(1)
 }
+await import(bundle.href)

@@ -3,23 +3,43 @@
 // esbuild drop the parts of `effect` nobody uses (@effect/platform imports the whole barrel):
 // `--version` went from ~0.9 s (dependencies external) to ~0.3 s.
 import { build } from "esbuild"
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
+const outfile = fileURLToPath(new URL("../dist/weaviate-mcp.mjs", import.meta.url))
 
-export const buildCli = () =>
-  build({
+/**
+ * Builds in memory and replaces the bundle with a rename: a CLI started while another build runs
+ * (a test's `npm start` beside the CLI tests) reads the old bundle or the new one, never half of one.
+ */
+export const buildCli = async () => {
+  const result = await build({
     absWorkingDir: root,
     entryPoints: ["src/bin.ts"],
-    outfile: "dist/weaviate-mcp.mjs",
+    outfile,
+    write: false,
     bundle: true,
     platform: "node",
     format: "esm",
     target: "node20",
     // CommonJS dependencies inside an ES module bundle need a `require`.
     banner: { js: 'import { createRequire as __weaviateMcpRequire } from "node:module"; const require = __weaviateMcpRequire(import.meta.url);' },
-    sourcemap: true,
+    // No source map: one for a bundle of every dependency weighs 12 MB (2 MB without sources), and
+    // the library's own modules in dist/ carry small maps of their own.
+    sourcemap: false,
     logLevel: "warning"
   })
+  const [file] = result.outputFiles
+  const temporary = `${outfile}.${process.pid}.tmp`
+  mkdirSync(new URL("../dist", import.meta.url), { recursive: true })
+  writeFileSync(temporary, file.contents)
+  renameSync(temporary, outfile)
+  return result
+}
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await buildCli()
+// `--clean` empties dist/ first, so a module removed from src/ cannot linger in the package.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv.includes("--clean")) rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true })
+  else await buildCli()
+}

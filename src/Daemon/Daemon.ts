@@ -30,6 +30,7 @@ import { BridgeToken, type Options as BridgeTokenOptions } from "../Mcp/BridgeTo
 import * as Catalogue from "../Mcp/Catalogue.ts"
 import { CompletionsLive } from "../Mcp/Completions/Completions.ts"
 import * as Endpoint from "../Mcp/Endpoint.ts"
+import * as Lifecycle from "../Mcp/Lifecycle.ts"
 import type * as HttpTransport from "../Mcp/HttpTransport.ts"
 import { LegacySessions } from "../Mcp/LegacySessions.ts"
 import { PromptsLive } from "../Mcp/Prompts/Prompts.ts"
@@ -84,11 +85,13 @@ export interface DefaultToken {
 }
 
 /** @category models */
-export interface DaemonOptions {
+export interface DaemonOptions<R = never> {
   readonly settings: ServeSettings
   /** Where to listen; default: the configured port, else the default port or a free one. */
   readonly port: HttpTransport.ListenOptions["port"]
   readonly limits?: Partial<HttpTransport.Limits>
+  /** What serves the endpoint; default the fast `node:http` transport (see `Serve.Transport`). */
+  readonly transport?: Serve.Transport<R>
   readonly onListening?: (address: Context.Tag.Service<HttpTransport.BoundAddress>) => Effect.Effect<void>
   /**
    * First run (authentication on, empty token store): called once listening with the `default` token
@@ -113,7 +116,9 @@ export interface DaemonOptions {
  *
  * @category layers
  */
-export const layer = (options: DaemonOptions): Layer.Layer<HttpTransport.BoundAddress | Handshake.ServerInstance, unknown, Home> => {
+export const layer = <R = never>(
+  options: DaemonOptions<R>
+): Layer.Layer<HttpTransport.BoundAddress | Handshake.ServerInstance | HttpTransport.HttpHandler, unknown, Home | R> => {
   const { settings } = options
   const shared = Layer.mergeAll(
     TokenStore.layer(options.tokenStore),
@@ -124,7 +129,8 @@ export const layer = (options: DaemonOptions): Layer.Layer<HttpTransport.BoundAd
     Layer.succeed(WeaviateHttp.Timeouts, {
       healthMs: settings.healthTimeoutSeconds * 1000,
       schemaMs: settings.schemaTimeoutSeconds * 1000
-    })
+    }),
+    Lifecycle.layer
   )
   const authenticator = (settings.auth === "tokens" ? Authenticator.layerTokens : Authenticator.layerAnonymous).pipe(
     Layer.provide(RateLimiter.layer({ requestsPerSecond: settings.rateLimit, authFailuresPerMinute: settings.authLockout }))
@@ -176,11 +182,13 @@ export const layer = (options: DaemonOptions): Layer.Layer<HttpTransport.BoundAd
     return Serve.layer({
       port: options.port,
       ...(options.limits ? { limits: options.limits } : {}),
+      ...(options.transport ? { transport: options.transport } : {}),
       onListening: (address) => Effect.zipRight(options.onListening ? options.onListening(address) : Effect.void, firstRun(address))
     })
   }))
+  // The endpoint stays in the output: a host router's `McpHttpApp.handler` answers through it.
   return Layer.mergeAll(serve, revocation).pipe(
-    Layer.provide(endpoint),
+    Layer.provideMerge(endpoint),
     Layer.provide(HandshakeToken.layer),
     Layer.provide(shared),
     Layer.provideMerge(Handshake.ServerInstance.layer),

@@ -8,7 +8,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import type * as Scope from "effect/Scope"
 import * as HttpTransport from "../Mcp/HttpTransport.ts"
+import type { Lifecycle } from "../Mcp/Lifecycle.ts"
 import * as Handshake from "./Handshake.ts"
 
 /**
@@ -21,10 +23,24 @@ export class HandshakeToken extends Context.Tag("weaviate-mcp/HandshakeToken")<H
   readonly changes: Stream.Stream<{ readonly token: string; readonly expiresAt: Date }>
 }>() {}
 
+/**
+ * What serves the endpoint: starts listening for the life of the scope and returns the bound
+ * address. The default is the `node:http` transport (`HttpTransport.make`).
+ *
+ * @category models
+ */
+export type Transport<R = never> = (options: HttpTransport.ListenOptions) => Effect.Effect<
+  Context.Tag.Service<HttpTransport.BoundAddress>,
+  unknown,
+  HttpTransport.HttpHandler | Lifecycle | Scope.Scope | R
+>
+
 /** @category models */
-export interface ServeOptions {
+export interface ServeOptions<R = never> {
   readonly port: HttpTransport.ListenOptions["port"]
   readonly limits?: Partial<HttpTransport.Limits>
+  /** What serves the endpoint; default `HttpTransport.make`, the fast `node:http` transport. */
+  readonly transport?: Transport<R>
   /** Called once listening, e.g. to print the endpoint URL. */
   readonly onListening?: (address: Context.Tag.Service<HttpTransport.BoundAddress>) => Effect.Effect<void>
 }
@@ -34,13 +50,13 @@ export interface ServeOptions {
  *
  * @category constructors
  */
-export const make = Effect.fn("Serve.make")(function*(options: ServeOptions) {
+export const make = Effect.fn("Serve.make")(function*<R = never>(options: ServeOptions<R>) {
   yield* Handshake.acquireLock()
   // Added before the transport, so it runs after the transport has closed (finalizers run in reverse).
   yield* Effect.addFinalizer(() =>
     Effect.flatMap(Handshake.ServerInstance, (instance) =>
       Effect.logInfo("stopped").pipe(Effect.annotateLogs({ uptimeSeconds: Math.round((Date.now() - instance.startedAt.getTime()) / 1000) }))))
-  const address = yield* HttpTransport.make({ port: options.port, ...(options.limits ? { limits: options.limits } : {}) })
+  const address = yield* (options.transport ?? HttpTransport.make)({ port: options.port, ...(options.limits ? { limits: options.limits } : {}) })
   const instance = yield* Handshake.ServerInstance
   const tokens = yield* HandshakeToken
   const writeWith = (token: { readonly token: string; readonly expiresAt: Date }) =>
@@ -72,4 +88,4 @@ export const make = Effect.fn("Serve.make")(function*(options: ServeOptions) {
  *
  * @category layers
  */
-export const layer = (options: ServeOptions) => Layer.scoped(HttpTransport.BoundAddress, make(options))
+export const layer = <R = never>(options: ServeOptions<R>) => Layer.scoped(HttpTransport.BoundAddress, make(options))

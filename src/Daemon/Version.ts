@@ -1,11 +1,10 @@
 /**
- * The package's name and version (inlined from package.json when bundled).
+ * The package's name and version. Generated from package.json by scripts/version.mjs: do not edit.
  *
  * @since 0.1.0
  */
-import pkg from "../../package.json" with { type: "json" }
 
 /** @category constants */
-export const NAME: string = pkg.name
+export const NAME: string = "weaviate-mcp"
 /** @category constants */
-export const VERSION: string = pkg.version
+export const VERSION: string = "0.1.0"

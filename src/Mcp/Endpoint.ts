@@ -61,6 +61,7 @@ import {
 } from "../Schema/McpErrors.ts"
 import * as McpWire from "../Schema/McpWire.ts"
 import { Authenticator } from "./Authenticator.ts"
+import { Lifecycle } from "./Lifecycle.ts"
 import * as CacheHints from "./CacheHints.ts"
 import * as Catalogue from "./Catalogue.ts"
 import * as Discovery from "./Discovery.ts"
@@ -300,6 +301,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
   const authenticator = yield* Authenticator
   const inFlight = yield* InFlight
   const sessions = yield* LegacySessions
+  const lifecycle = yield* Lifecycle
   const pagination = yield* Pagination
   const resources = yield* Catalogue.Resources
   const observer = yield* CallObserver
@@ -421,11 +423,11 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     return { _tag: "Stream", status: 200, headers: Sse.headers, body }
   }
 
-  const untilShutdown = <A, E, R>(request: HttpTransport.HttpRequest, effect: Effect.Effect<A, E, R>) =>
-    Effect.raceFirst(effect, Effect.zipRight(request.shutdown, Effect.fail(unavailable())))
+  const untilShutdown = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.raceFirst(effect, Effect.zipRight(lifecycle.shutdown, Effect.fail(unavailable())))
 
   const dispatch = (scope: Scope, prepared: Dispatcher.Prepared): Effect.Effect<HttpTransport.HttpResponse> => {
-    const { id, meta, params, principal, request } = scope
+    const { id, meta, params, principal } = scope
     const trace = traceOf(meta)
     const progressToken = meta === undefined || !("progressToken" in meta) ? Option.none() : decodeProgressToken(meta.progressToken)
     const context = (progress: Catalogue.RequestContext["Type"]["progress"]) =>
@@ -448,7 +450,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
         withTraceParent(trace)
       )
       if (!prepared.suspends) return provided
-      return untilShutdown(request, inFlight.run({ principalId: principal.id, requestId: id }, provided))
+      return untilShutdown(inFlight.run({ principalId: principal.id, requestId: id }, provided))
     }
     const toResult = (reply: Dispatcher.Reply): Effect.Effect<unknown, InternalError> =>
       reply._tag === "InputRequired" && scope.era === "legacy"
@@ -476,7 +478,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
   const listen = (scope: Scope): Effect.Effect<HttpTransport.HttpResponse> => {
     const decoded = decodeListen(scope.params)
     if (Either.isLeft(decoded)) return Effect.succeed(errorResponse(scope.id, new InvalidParams({ message: "Invalid params for subscriptions/listen: notifications is required" })))
-    const { id, principal, request } = scope
+    const { id, principal } = scope
     // One token cannot hold every connection slot with streams.
     const release = listenSlots.acquire(principal.id)
     if (release === undefined) return Effect.succeed(errorResponse(id, Subscriptions.tooManyStreams(listenSlots.max)))
@@ -504,7 +506,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
           { deadline: false }
         ).pipe(
           // The graceful end of a subscription is its result, sent when the server tears it down.
-          (work) => Effect.raceFirst(work, request.shutdown),
+          (work) => Effect.raceFirst(work, lifecycle.shutdown),
           Effect.ensuring(Effect.sync(release))
         ),
       () => ({ resultType: "complete", _meta: endMeta })
@@ -610,7 +612,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
   // ----- POST /mcp -----
 
   const post = (request: HttpTransport.HttpRequest): Effect.Effect<HttpTransport.HttpResponse> => {
-    if (request.isShuttingDown()) {
+    if (lifecycle.isShuttingDown()) {
       return Effect.succeed(errorResponse(idOfBody(request.body), unavailable(), { connection: "close" }))
     }
     // A small body is parsed at once; a large one in slices, so that other clients are answered meanwhile.

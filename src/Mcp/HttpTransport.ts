@@ -10,7 +10,8 @@
  * The transport owns the limits that live at the socket: body cap (413 as a real response),
  * request-header size and time-out, concurrent connections, idle time-out, client disconnect
  * (interrupts the request fiber) and shutdown (every request fiber still running is tracked in a
- * FiberSet and interrupted, so a SIGINT never waits for open streams).
+ * FiberSet and interrupted, so a SIGINT never waits for open streams). Shutdown begins the `Lifecycle`
+ * the handler reads, so the same handler runs behind other transports (`McpHttpApp`).
  *
  * Against hostile local callers (any process can reach 127.0.0.1):
  * - headers must complete within `headersTimeoutMs` (node answers 408);
@@ -28,7 +29,6 @@
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -40,6 +40,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as NodeHttp from "node:http"
 import { StringDecoder } from "node:string_decoder"
+import { Lifecycle } from "./Lifecycle.ts"
 import type * as NodeNet from "node:net"
 
 // ===== Models =====
@@ -61,12 +62,6 @@ export interface HttpRequest {
   readonly localPort: number
   /** What the handler's `admit` returned for this request (`undefined` without `admit`). */
   readonly admitted: unknown
-  /** Whether the server has begun to shut down (for requests that arrive during the grace period). */
-  readonly isShuttingDown: () => boolean
-  /** Completes when the server begins to shut down: answer what you can, quickly. */
-  readonly shutdown: Effect.Effect<void>
-  /** Completes when the client closed the connection before the response ended. */
-  readonly clientGone: Effect.Effect<void>
 }
 
 /**
@@ -106,7 +101,7 @@ export const json = (status: number, value: unknown, headers: Readonly<Record<st
 })
 
 /** A request before its body is read. @category models */
-export type RequestHead = Omit<HttpRequest, "body" | "admitted" | "clientGone">
+export type RequestHead = Omit<HttpRequest, "body" | "admitted">
 
 /**
  * What the handler decides from the headers alone: refuse at once (the body is never read and the
@@ -366,44 +361,6 @@ const hostHeaders = (raw: ReadonlyArray<string>): number => {
   return count
 }
 
-/**
- * Completes when the client closed the connection before the response ended. Built when a handler
- * asks for it (none does on the hot path), not for every request.
- */
-const clientGone = (res: NodeHttp.ServerResponse): Effect.Effect<void> =>
-  Effect.async<void>((resume) => {
-    if (res.closed) {
-      // Closed already: gone if the response never ended, else never.
-      if (!res.writableEnded) resume(Effect.void)
-      return
-    }
-    const onClose = () => {
-      if (!res.writableEnded) resume(Effect.void)
-    }
-    res.once("close", onClose)
-    return Effect.sync(() => res.off("close", onClose))
-  })
-
-/** A request as the handler sees it; `clientGone` is made on demand. */
-class IncomingRequest implements HttpRequest {
-  constructor(
-    readonly method: string,
-    readonly path: string,
-    readonly url: string,
-    readonly headers: Readonly<Record<string, string | undefined>>,
-    readonly body: string,
-    readonly remoteAddress: string,
-    readonly localPort: number,
-    readonly admitted: unknown,
-    readonly isShuttingDown: () => boolean,
-    readonly shutdown: Effect.Effect<void>,
-    private readonly res: NodeHttp.ServerResponse
-  ) {}
-  get clientGone() {
-    return clientGone(this.res)
-  }
-}
-
 // ===== Constructors =====
 
 /**
@@ -420,9 +377,7 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
   const runtime = yield* Effect.runtime<never>()
   const runFork = Runtime.runFork(runtime)
   const fibers = yield* FiberSet.make<void, never>()
-  const shutdownSignal = yield* Deferred.make<void>()
-  let shuttingDown = false
-  const isShuttingDown = () => shuttingDown
+  const lifecycle = yield* Lifecycle
   // Connections holding a slot, oldest first (a Set iterates in insertion order).
   const sockets = new Set<NodeNet.Socket>()
   const started = new WeakSet<NodeNet.Socket>()
@@ -485,9 +440,6 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
     socket.once("close", () => sockets.delete(socket))
   })
 
-  /** The same for every request: completes when the server begins to shut down. */
-  const shutdown = Deferred.await(shutdownSignal)
-
   // Requests whose body is still arriving: shutdown waits for them as for running requests (they are
   // answered 503 once read). A counter rather than a fiber per request, see `onRequest`.
   let reading = 0
@@ -546,29 +498,23 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
       url,
       headers: lowerHeaders(req.headers),
       remoteAddress: socket.remoteAddress ?? "",
-      localPort: socket.localPort ?? 0,
-      isShuttingDown,
-      shutdown
+      localPort: socket.localPort ?? 0
     }
     const own = (response: HttpResponse) => handler.decorate === undefined ? response : handler.decorate(head, response)
     if (overflow.has(socket)) return send(res, own(serviceUnavailable), true)
     active.set(socket, (active.get(socket) ?? 0) + 1)
     res.once("close", () => active.set(socket, (active.get(socket) ?? 1) - 1))
     if (hostHeaders(req.rawHeaders) > 1) return send(res, own(duplicateHost), true)
-    const request = (body: string, admitted: unknown) =>
-      new IncomingRequest(
-        head.method,
-        head.path,
-        url,
-        head.headers,
-        body,
-        head.remoteAddress,
-        head.localPort,
-        admitted,
-        isShuttingDown,
-        shutdown,
-        res
-      )
+    const request = (body: string, admitted: unknown): HttpRequest => ({
+      method: head.method,
+      path: head.path,
+      url,
+      headers: head.headers,
+      body,
+      remoteAddress: head.remoteAddress,
+      localPort: head.localPort,
+      admitted
+    })
     const declared = Number(req.headers["content-length"] ?? "0")
     const hasBody = req.headers["transfer-encoding"] !== undefined || declared !== 0
     if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
@@ -666,11 +612,10 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
   yield* Effect.addFinalizer(() =>
     Effect.gen(function*() {
       // Requests that still arrive on open connections during the grace period are answered
-      // (the handler sees `isShuttingDown`), not left hanging.
-      shuttingDown = true
+      // (the handler sees `Lifecycle.isShuttingDown`), not left hanging.
       server.close()
       server.closeIdleConnections()
-      yield* Deferred.succeed(shutdownSignal, undefined)
+      yield* lifecycle.beginShutdown
       // Give handlers a moment to answer (they race their work against `shutdown`), then cut.
       // Finalizers run uninterruptibly: the wait itself must be interruptible for its time-out to work.
       yield* readsDone.pipe(
@@ -692,5 +637,5 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
  *
  * @category layers
  */
-export const layer = (options: ListenOptions): Layer.Layer<BoundAddress, ListenError, HttpHandler> =>
+export const layer = (options: ListenOptions): Layer.Layer<BoundAddress, ListenError, HttpHandler | Lifecycle> =>
   Layer.scoped(BoundAddress, make(options))

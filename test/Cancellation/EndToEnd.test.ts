@@ -21,6 +21,8 @@ import * as TestHome from "../support/TestHome.ts"
 import { type RecordedRequest, WeaviateInstance, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import * as TestWeaviate from "../weaviate/TestWeaviate.ts"
 import { validateDef } from "../support/McpSchemas.ts"
+import type * as Serve from "../../src/Daemon/Serve.ts"
+import { TRANSPORTS } from "../Mcp/support/EndpointHarness.ts"
 
 // ===== Official schema =====
 
@@ -94,7 +96,7 @@ class Endpoint extends Context.Tag("test/Endpoint")<Endpoint, {
 }>() {}
 
 /** Tokens are created before the daemon starts, so that it knows them from its first read of the file. */
-const daemonLayer = (auth: "tokens" | "off") =>
+const daemonLayer = (auth: "tokens" | "off", transport?: Serve.Transport) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const w = yield* WeaviateInstance
     const probe = Probe.of({ started: yield* Queue.unbounded<string | number>(), stopped: yield* Queue.unbounded<string | number>() })
@@ -115,7 +117,7 @@ const daemonLayer = (auth: "tokens" | "off") =>
         }))
     )
     return Layer.merge(
-      endpoint.pipe(Layer.provide(Daemon.layer({ settings, port: 0, catalogue: testCatalogue(w, probe) }))),
+      endpoint.pipe(Layer.provide(Daemon.layer({ settings, port: 0, catalogue: testCatalogue(w, probe), ...(transport === undefined ? {} : { transport }) }))),
       Layer.succeed(Probe, probe)
     )
   })).pipe(
@@ -237,7 +239,9 @@ const hang = (w: WeaviateTestInstance) =>
 
 // ===== Live clock: cancellation, disconnects, revocation =====
 
-layer(daemonLayer("tokens"), { excludeTestServices: true, timeout: 30_000 })("in-flight requests over HTTP", (it) => {
+// Over both transports: a dropped client interrupts its request on either.
+describe.each(TRANSPORTS)("over $name", ({ transport }) => {
+layer(daemonLayer("tokens", transport), { excludeTestServices: true, timeout: 30_000 })("in-flight requests over HTTP", (it) => {
   it.scoped("notifications/cancelled from the same token: 202, the call answers -33002 and the database request is aborted", () =>
     Effect.gen(function*() {
       const { tokenA, url } = yield* Endpoint
@@ -369,6 +373,7 @@ layer(daemonLayer("tokens"), { excludeTestServices: true, timeout: 30_000 })("in
       controller.abort()
       yield* metaRequestsSeen(w, 1, (r) => r.aborted && !r.completed)
     }))
+})
 })
 
 // ===== TestClock: deadlines =====

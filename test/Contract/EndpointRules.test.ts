@@ -31,7 +31,8 @@ import {
   postModern,
   send,
   validateMessage,
-  catalogueRequests
+  catalogueRequests,
+  TRANSPORTS
 } from "../Mcp/support/EndpointHarness.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
@@ -81,7 +82,8 @@ const listenFirstFrame = (endpoint: string, token: string) =>
   })
 
 describe("Contract: local MCP endpoint", () => {
-  layer(harnessLayer(), { excludeTestServices: true })("methods table, versioning, events", (it) => {
+  describe.each(TRANSPORTS)("over $name", ({ transport }) => {
+  layer(harnessLayer({}, transport), { excludeTestServices: true })("methods table, versioning, events", (it) => {
     it.effect("Methods: tools/list and tools/call need tools:read; the resource, prompt and completion methods need resources:read", () =>
       Effect.gen(function*() {
         const toolsOnly = yield* createToken("readOnly", { scopes: ["tools:read"] })
@@ -196,6 +198,7 @@ describe("Contract: local MCP endpoint", () => {
         validateMessage(MODERN, continued, "ReadResourceResult")
         assert.strictEqual(continued.result.ttlMs, 0)
       }))
+  })
   })
 
   describe("error table", () => {

@@ -1,5 +1,6 @@
 /**
- * The README's embedding example, kept true: a host program composes the exported layers.
+ * A host program composes the exported layers, in process (the README's runnable example runs
+ * against the packed package in test/Package/Package.test.ts).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option } from "effect"

@@ -25,7 +25,8 @@ import {
   parseFrames,
   postModern,
   validateDef,
-  validateMessage
+  validateMessage,
+  TRANSPORTS
 } from "./support/EndpointHarness.ts"
 
 const SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
@@ -85,8 +86,8 @@ const openStream = (endpoint: string, token: string, body: unknown, method: stri
 
 const KEEP_ALIVE = ": keep-alive\n\n"
 
-describe("Endpoint streaming", () => {
-  layer(harnessLayer(), { excludeTestServices: true })("progress", (it) => {
+describe.each(TRANSPORTS)("Endpoint streaming over $name", ({ transport }) => {
+  layer(harnessLayer({}, transport), { excludeTestServices: true })("progress", (it) => {
     it.effect("a progressToken turns the answer into text/event-stream: progress in order, non-advancing dropped, the response last", () =>
       Effect.gen(function*() {
         const reply = yield* postModern("tools/call", { name: "progress", arguments: {} }, { meta: { progressToken: "p-1" }, id: "call-1" })
@@ -137,7 +138,7 @@ describe("Endpoint streaming", () => {
       }))
   })
 
-  layer(harnessLayer(), { excludeTestServices: true })("subscriptions/listen", (it) => {
+  layer(harnessLayer({}, transport), { excludeTestServices: true })("subscriptions/listen", (it) => {
     it.scoped("acknowledgement first, the subscription id on every message, only the types asked for", () =>
       Effect.gen(function*() {
         const { endpoint, signals, token } = yield* Harness
@@ -192,7 +193,7 @@ describe("Endpoint streaming", () => {
   // The daemon is built inside the block's TestContext: its keep-alive schedule runs on the TestClock.
   // (The exemption of subscriptions/listen from the 330 s deadline is tested in
   // test/Cancellation/EndToEnd.test.ts.)
-  layer(harnessLayer())("subscriptions/listen on the TestClock", (it) => {
+  layer(harnessLayer({}, transport))("subscriptions/listen on the TestClock", (it) => {
     const listen = (id: string, notifications: Record<string, unknown>) =>
       Effect.gen(function*() {
         const { endpoint, token } = yield* Harness
@@ -235,7 +236,7 @@ describe("Endpoint streaming", () => {
   it.live("shutdown: in-flight calls answered 503 -33000, subscriptions ended with their result", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const context = yield* Layer.buildWithScope(harnessLayer(), scope)
+      const context = yield* Layer.buildWithScope(harnessLayer({}, transport), scope)
       const harness = Context.get(context, Harness)
       const run = <A, E>(effect: Effect.Effect<A, E, Harness>) => Effect.provide(effect, context)
       const started = yield* run(armSlow)

@@ -19,7 +19,8 @@ import {
   send,
   validateDef,
   validateMessage,
-  catalogueRequests
+  catalogueRequests,
+  TRANSPORTS
 } from "./support/EndpointHarness.ts"
 
 const SERVER_INFO = "io.modelcontextprotocol/serverInfo"
@@ -49,8 +50,8 @@ const expectError = (reply: { status: number; json: any }, status: number, code:
   validateMessage(MODERN, reply.json)
 }
 
-describe("Endpoint", () => {
-  layer(harnessLayer(), { excludeTestServices: true })("transport rules", (it) => {
+describe.each(TRANSPORTS)("Endpoint over $name", ({ transport }) => {
+  layer(harnessLayer({}, transport), { excludeTestServices: true })("transport rules", (it) => {
     it.effect("GET /mcp and DELETE /mcp: 405 with Allow: POST, OPTIONS", () =>
       Effect.gen(function*() {
         const { endpoint } = yield* Harness
@@ -178,7 +179,7 @@ describe("Endpoint", () => {
       }))
   })
 
-  layer(harnessLayer(), { excludeTestServices: true })("error table", (it) => {
+  layer(harnessLayer({}, transport), { excludeTestServices: true })("error table", (it) => {
     it.effect("-32700 (400): the body is not JSON; id null", () =>
       Effect.gen(function*() {
         for (const body of ["", "{", "not json", "{\"jsonrpc\":\"2.0\",\"id\":1,"]) {
@@ -233,7 +234,7 @@ describe("Endpoint", () => {
       }))
   })
 
-  layer(harnessLayer(), { excludeTestServices: true })("eras", (it) => {
+  layer(harnessLayer({}, transport), { excludeTestServices: true })("eras", (it) => {
     it.effect("modern: _meta protocol version missing or empty gives -32602", () =>
       Effect.gen(function*() {
         const { endpoint, token } = yield* Harness
@@ -294,7 +295,7 @@ describe("Endpoint", () => {
       }))
   })
 
-  layer(harnessLayer(), { excludeTestServices: true })("discovery and results", (it) => {
+  layer(harnessLayer({}, transport), { excludeTestServices: true })("discovery and results", (it) => {
     it.effect("server/discover: live supportedVersions, capabilities table, instructions, cache hints, serverInfo", () =>
       Effect.gen(function*() {
         const reply = yield* postModern("server/discover")

@@ -14,6 +14,7 @@ import * as Layer from "effect/Layer"
 import * as NodeHttp from "node:http"
 import * as NodeNet from "node:net"
 import * as HttpTransport from "../../src/Mcp/HttpTransport.ts"
+import * as Lifecycle from "../../src/Mcp/Lifecycle.ts"
 
 const tooLargeBody = { jsonrpc: "2.0", id: null, error: { code: -33005, message: "Payload too large" } }
 
@@ -34,7 +35,9 @@ const start = (
             Effect.onInterrupt(() => options.onInterrupt ? Deferred.succeed(options.onInterrupt, undefined) : Effect.void)
           )
           : Effect.succeed(HttpTransport.json(200, { size: Buffer.byteLength(request.body) }))
-    })))
+    }))),
+    // The transport's own lifecycle: begun by the transport's finalizer, not by this provide.
+    Effect.provideServiceEffect(Lifecycle.Lifecycle, Lifecycle.make)
   )
 
 const post = (url: string, body: string | Uint8Array, headers: Record<string, string> = {}) =>

@@ -16,6 +16,10 @@ import { Home } from "../../../src/Daemon/Home.ts"
 import type * as Settings from "../../../src/Daemon/Settings.ts"
 import * as Catalogue from "../../../src/Mcp/Catalogue.ts"
 import { BoundAddress } from "../../../src/Mcp/HttpTransport.ts"
+import * as McpHttpApp from "../../../src/Mcp/McpHttpApp.ts"
+import type * as Serve from "../../../src/Daemon/Serve.ts"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttp from "node:http"
 import { CurrentPrincipal } from "../../../src/Mcp/Principal.ts"
 import { TokenStore } from "../../../src/Mcp/TokenStore.ts"
 import { InvalidParams } from "../../../src/Schema/McpErrors.ts"
@@ -173,8 +177,18 @@ export class Harness extends Context.Tag("test/EndpointHarness")<Harness, {
 /** Test defaults: no rate limit (tests send many requests), tokens on. */
 export const defaults: Partial<Settings.ServeSettings> = { rateLimit: 0, authLockout: 0 }
 
+/**
+ * The transports the endpoint runs behind: the daemon's default `node:http` transport, and an
+ * `@effect/platform` node server whose `HttpRouter` mounts `McpHttpApp.handler`. The transport and era
+ * contract tests run over both.
+ */
+export const TRANSPORTS: ReadonlyArray<{ readonly name: string; readonly transport: Serve.Transport | undefined }> = [
+  { name: "node:http", transport: undefined },
+  { name: "HttpRouter", transport: McpHttpApp.transport(NodeHttpServer.layer(() => NodeHttp.createServer(), { host: "127.0.0.1", port: 0 })) }
+]
+
 /** A daemon with the test catalogue in the given home. */
-export const layerIn = (overrides: Partial<Settings.ServeSettings> = {}): Layer.Layer<Harness, unknown, Home> =>
+export const layerIn = (overrides: Partial<Settings.ServeSettings> = {}, transport?: Serve.Transport): Layer.Layer<Harness, unknown, Home> =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const settings = yield* TestDaemon.settings({ ...defaults, ...overrides })
     const signals: Signals = {
@@ -190,6 +204,7 @@ export const layerIn = (overrides: Partial<Settings.ServeSettings> = {}): Layer.
     const daemon = Daemon.layer({
       settings,
       port: 0,
+      ...(transport === undefined ? {} : { transport }),
       catalogue: Layer.merge(catalogue(signals), captureStore),
       onDefaultToken: (created) => Deferred.succeed(token, created.token)
     })
@@ -213,7 +228,8 @@ export const layerIn = (overrides: Partial<Settings.ServeSettings> = {}): Layer.
   }))
 
 /** A daemon with the test catalogue in a fresh temporary home. */
-export const layer = (overrides: Partial<Settings.ServeSettings> = {}) => layerIn(overrides).pipe(Layer.provideMerge(TestHome.layer))
+export const layer = (overrides: Partial<Settings.ServeSettings> = {}, transport?: Serve.Transport) =>
+  layerIn(overrides, transport).pipe(Layer.provideMerge(TestHome.layer))
 
 // ===== Tokens =====
 

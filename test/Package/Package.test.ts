@@ -1,0 +1,161 @@
+/**
+ * The package as a user gets it: `npm pack` on a copy of the repository's files (no dist/, so
+ * `prepare`/`prepack` build it), installed into a fresh project. There the README's embedding example
+ * runs with plain `node`, the CLI runs without tsx, and a strict NodeNext TypeScript file using the
+ * main exports (and the README's HttpRouter example) typechecks against the installed `.d.ts` with
+ * `skipLibCheck: false`. Slow (a build, an install, a typecheck): one file, each step bounded.
+ */
+import * as NodeChild from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
+import { beforeAll, describe, expect, it } from "vitest"
+import { tempDirSync } from "../support/TestHome.ts"
+
+const root = fileURLToPath(new URL("../..", import.meta.url))
+const readme = NodeFs.readFileSync(NodePath.join(root, "README.md"), "utf8")
+const pkg = JSON.parse(NodeFs.readFileSync(NodePath.join(root, "package.json"), "utf8"))
+
+/** Runs a command to completion; throws with its output when it fails or outlives `timeoutMs`. */
+const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = {}) => {
+  const result = NodeChild.spawnSync(command, args, { cwd, encoding: "utf8", timeout: timeoutMs, env: { ...process.env, ...env } })
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(" ")} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`)
+  }
+  return result.stdout
+}
+
+/** The README code block that starts with `marker`. */
+const readmeBlock = (language: string, after: string) => {
+  const from = readme.indexOf(after)
+  const match = new RegExp("```" + language + "\\n([\\s\\S]*?)```").exec(readme.slice(from))
+  if (from < 0 || match === null) throw new Error(`no ${language} block after ${after} in README.md`)
+  return match[1]!
+}
+
+let project = ""
+let tarball = ""
+
+beforeAll(() => {
+  // A copy of the files git would check out (committed or not), with the repository's node_modules.
+  const copy = tempDirSync("weaviate-mcp-pack-src-")
+  const files = run("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], root, 30_000).split("\0").filter((f) => f !== "")
+  for (const file of files) {
+    if (!NodeFs.existsSync(NodePath.join(root, file))) continue
+    NodeFs.mkdirSync(NodePath.dirname(NodePath.join(copy, file)), { recursive: true })
+    NodeFs.copyFileSync(NodePath.join(root, file), NodePath.join(copy, file))
+  }
+  NodeFs.symlinkSync(NodePath.join(root, "node_modules"), NodePath.join(copy, "node_modules"), "dir")
+  const out = tempDirSync("weaviate-mcp-pack-")
+  run("npm", ["pack", "--pack-destination", out, "--loglevel", "error"], copy, 240_000)
+  tarball = NodePath.join(out, `${pkg.name}-${pkg.version}.tgz`)
+  project = tempDirSync("weaviate-mcp-host-")
+  NodeFs.writeFileSync(NodePath.join(project, "package.json"), JSON.stringify({ name: "host", private: true, type: "module" }))
+  // The registry is reachable, but the cache that installed the repository has every package.
+  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel", "error", tarball, `@types/node@${pkg.devDependencies["@types/node"]}`], project, 240_000)
+}, 600_000)
+
+describe("the packed package", () => {
+  it("ships dist/ with its declarations, no source map over 1 MB, and runtime dependencies only", () => {
+    const listing = run("tar", ["tzvf", tarball], project, 30_000).trim().split("\n")
+    const files = new Map(listing.map((line) => {
+      const parts = line.trim().split(/\s+/)
+      return [parts[parts.length - 1]!.replace(/^package\//, ""), Number(parts[2])] as const
+    }))
+    expect(files.has("dist/index.js")).toBe(true)
+    expect(files.has("dist/index.d.ts")).toBe(true)
+    expect(files.has("dist/weaviate-mcp.mjs")).toBe(true)
+    for (const [file, size] of files) if (file.endsWith(".map")) expect(size, file).toBeLessThanOrEqual(1024 * 1024)
+    expect(Object.keys(pkg.dependencies)).not.toContain("esbuild")
+    expect(Object.keys(pkg.dependencies)).not.toContain("tsx")
+    expect(NodeFs.existsSync(NodePath.join(project, "node_modules/tsx"))).toBe(false)
+    expect(NodeFs.existsSync(NodePath.join(project, "node_modules/esbuild"))).toBe(false)
+  })
+
+  it("internals are not importable: only the package and its public modules are exported", () => {
+    const probe = (specifier: string) =>
+      NodeChild.spawnSync(process.execPath, ["--input-type=module", "-e", `await import(${JSON.stringify(specifier)})`], { cwd: project, encoding: "utf8", timeout: 60_000 })
+    expect(probe("weaviate-mcp/Driver").status).toBe(0)
+    expect(probe("weaviate-mcp/McpHttpApp").status).toBe(0)
+    const internal = probe("weaviate-mcp/dist/Mcp/Dispatcher.js")
+    expect(internal.status).not.toBe(0)
+    expect(internal.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED")
+  }, 120_000)
+
+  it("the CLI runs from the bundle with plain node (no tsx)", () => {
+    const version = run(process.execPath, [NodePath.join(project, "node_modules/.bin/weaviate-mcp"), "--version"], project, 60_000)
+    expect(version).toContain(pkg.version)
+  }, 120_000)
+
+  it("the README's embedding example runs with plain node: it serves, and SIGINT ends it with 0", async () => {
+    NodeFs.writeFileSync(NodePath.join(project, "main.mjs"), readmeBlock("js", "### Embedding"))
+    const home = tempDirSync("weaviate-mcp-host-home-")
+    const child = NodeChild.spawn(process.execPath, ["main.mjs"], { cwd: project, env: { ...process.env, MY_APP_HOME: home }, stdio: "pipe" })
+    let output = ""
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+    try {
+      const endpoint = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no "MCP at" line within 60 s:\n${output}`)), 60_000)
+        const onData = (data: Buffer) => {
+          output += data
+          const match = /MCP at (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(output)
+          if (match) (clearTimeout(timer), resolve(match[1]!))
+        }
+        child.stdout.on("data", onData)
+        child.stderr.on("data", onData)
+        void exited.then(() => (clearTimeout(timer), reject(new Error(`exited early:\n${output}`))))
+      })
+      // Authentication is on in the example: the endpoint refuses an anonymous initialize (-33009).
+      const response = await fetch(endpoint, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "1" } } })
+      })
+      expect(response.status).toBe(401)
+      expect(((await response.json()) as { error: { code: unknown } }).error.code).toBe(-33009)
+      expect(NodeFs.existsSync(NodePath.join(home, "mcp-handshake.json"))).toBe(true)
+      child.kill("SIGINT")
+      expect(await exited).toBe(0)
+      expect(NodeFs.existsSync(NodePath.join(home, "mcp-handshake.json"))).toBe(false)
+    } finally {
+      if (child.exitCode === null) child.kill("SIGKILL")
+    }
+  }, 120_000)
+
+  it("a strict NodeNext TypeScript file using the main exports typechecks with skipLibCheck: false, 0 errors", () => {
+    NodeFs.writeFileSync(NodePath.join(project, "router.ts"), readmeBlock("ts", "### Mounting the endpoint in an `HttpRouter`"))
+    NodeFs.writeFileSync(NodePath.join(project, "consumer.ts"), `
+import { Effect, Layer, Option } from "effect"
+import { ConnectionStore, Daemon, Driver, Home, Lifecycle, McpHttpApp, Settings } from "weaviate-mcp"
+import * as DriverModule from "weaviate-mcp/Driver"
+
+export const firstPage = Effect.gen(function* () {
+  const driver = yield* DriverModule.Driver
+  return yield* driver.browse("local", "Article", { limit: 10 })
+}).pipe(Effect.provide(Driver.Driver.layer.pipe(
+  Layer.provideMerge(ConnectionStore.ConnectionStore.layer),
+  Layer.provide(Home.Home.layer(Option.none()))
+)))
+export const daemon = (settings: Settings.ServeSettings) => Daemon.layer({ settings, port: 0 })
+export const route = McpHttpApp.handler
+export const lifecycle = Lifecycle.layer
+`)
+    NodeFs.writeFileSync(NodePath.join(project, "tsconfig.json"), JSON.stringify({
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        exactOptionalPropertyTypes: true,
+        skipLibCheck: false,
+        noEmit: true,
+        types: ["node"]
+      },
+      include: ["consumer.ts", "router.ts"]
+    }))
+    const tsc = NodePath.join(root, "node_modules/typescript/bin/tsc")
+    const result = NodeChild.spawnSync(process.execPath, [tsc, "-p", project], { cwd: project, encoding: "utf8", timeout: 240_000 })
+    expect(result.stdout + result.stderr).toBe("")
+    expect(result.status).toBe(0)
+  }, 300_000)
+})
