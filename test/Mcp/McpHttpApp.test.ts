@@ -23,8 +23,8 @@ import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
 
 /** The host program of the README, in a home of the test's choosing. */
-const hostProgram = (dir: string) =>
-  Effect.map(TestDaemon.settings({ auth: "off", rateLimit: 0 }), (settings) =>
+const hostProgram = (dir: string, auth: "off" | "tokens" = "off") =>
+  Effect.map(TestDaemon.settings({ auth, rateLimit: 0, authLockout: 0 }), (settings) =>
     HttpRouter.empty.pipe(
       HttpRouter.get("/health", HttpServerResponse.text("ok")),
       HttpRouter.all("/mcp", McpHttpApp.handler),
@@ -75,5 +75,22 @@ describe("McpHttpApp in a host HttpRouter", () => {
       const closed = yield* closing.await.pipe(Effect.timeout("10 seconds"))
       assert.isTrue(Exit.isSuccess(closed))
       assert.isFalse(NodeFs.existsSync(NodePath.join(dir, "mcp-handshake.json")))
+    }))
+
+  it.scopedLive("authentication runs from the headers before the body is read, as over node:http: an 8 MB body without a token gets its 401 challenge, unparsed", () =>
+    Effect.gen(function*() {
+      const dir = yield* TestHome.tempDir("weaviate-mcp-router-")
+      const context = yield* Layer.build(yield* hostProgram(dir, "tokens"))
+      const address = Context.get(context, HttpServer.HttpServer).address
+      const port = address._tag === "TcpAddress" ? address.port : 0
+      // Valid JSON-RPC with a huge member: parsed, it would be a -32602 or a result, never a 401.
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { pad: "x".repeat(8 * 1024 * 1024) } })
+      const response = yield* Effect.promise(() =>
+        fetch(`http://127.0.0.1:${port}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body }))
+      assert.strictEqual(response.status, 401)
+      assert.isString(response.headers.get("www-authenticate"))
+      const answer = yield* Effect.promise(() => response.json() as Promise<{ id: unknown; error: { code: number } }>)
+      assert.strictEqual(answer.error.code, -33009)
+      assert.strictEqual(answer.id, null, "the body was not parsed, so its id is unknown")
     }))
 })
