@@ -227,6 +227,28 @@ const lowerHeaders = (incoming: NodeHttp.IncomingHttpHeaders): Record<string, st
   return out
 }
 
+/** How long an answer sent before its body was read waits for the client to stop sending. */
+const LINGER_MS = 2_000
+
+/**
+ * After an answer sent before the body was read (a refusal, a 413): keeps reading and discarding what
+ * the client is still sending, and keeps the connection open meanwhile, so that the client reads the
+ * answer (closing with unread data makes TCP send a reset, and the client sees "connection reset"
+ * instead of the 401 or 413). Bounded: past `maxBytes` more, or `LINGER_MS`, the connection is cut;
+ * drained in time, it stays usable for the next request.
+ */
+const linger = (req: NodeHttp.IncomingMessage, maxBytes: number) => {
+  if (req.complete || req.socket.destroyed) return
+  let seen = 0
+  const timer = setTimeout(() => req.socket.destroy(), LINGER_MS)
+  req.socket.once("close", () => clearTimeout(timer))
+  req.on("data", (chunk: Buffer) => {
+    seen += chunk.length
+    if (seen > maxBytes) req.socket.destroy()
+  })
+  req.resume()
+}
+
 /**
  * Reads the body up to `max` bytes with plain stream callbacks: `onBody(undefined)` when the cap was
  * exceeded (the rest is drained so that the 413 can still be delivered on this connection). Neither
@@ -262,7 +284,7 @@ const readBody = (
     size += chunk.length
     if (size > max) {
       finish()
-      req.resume()
+      linger(req, max)
       onBody(undefined)
       return
     }
@@ -520,7 +542,9 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
     if (Number.isFinite(declared) && declared > limits.maxBodyBytes) {
       // Answer before reading, and close: the client may still be sending.
       try {
-        return send(res, handler.tooLarge(head), true)
+        // Kept open while the rest is drained (bounded by `linger`), so the client reads the 413.
+        linger(req, limits.maxBodyBytes)
+        return send(res, handler.tooLarge(head), false)
       } catch (defect) {
         return void runFork(transportFailure(res)(Cause.die(defect)))
       }
@@ -539,11 +563,13 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
     }
     res.once("close", onGone)
     /** An answer that does not wait for the body: the connection is closed if one may still come. */
-    const refuse = (response: HttpResponse) => {
+    const refuse = (response: HttpResponse, stalled = false) => {
       if (!settled()) return
       doneReading()
+      // A body that stopped arriving ends its connection; one still coming is drained (bounded).
+      if (hasBody && !stalled) linger(req, limits.maxBodyBytes)
       try {
-        send(res, response, hasBody)
+        send(res, response, stalled)
       } catch (defect) {
         runFork(transportFailure(res)(Cause.die(defect)))
       }
@@ -561,7 +587,7 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
         (body) => {
           if (!settled()) return
           try {
-            if (body === undefined) send(res, cap !== undefined && cap.bytes < limits.maxBodyBytes ? cap.response : handler.tooLarge(head), true)
+            if (body === undefined) send(res, cap !== undefined && cap.bytes < limits.maxBodyBytes ? cap.response : handler.tooLarge(head), false)
             else respond(res, request(body, admission.value))
           } catch (defect) {
             // Outside a fiber a throw would escape into node's event loop: it is a defect like any other.
@@ -575,7 +601,7 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
           doneReading()
           runFork(transportFailure(res)(Cause.fail(error)))
         },
-        () => refuse(own(requestTimeout))
+        () => refuse(own(requestTimeout), true)
       )
     }
     if (handler.admit === undefined) return read(admitAll)

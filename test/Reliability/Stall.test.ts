@@ -156,6 +156,39 @@ describe("no single request freezes the daemon", () => {
     expect(stats.slowest).toBeLessThan(stats.budget)
   }, 30_000)
 
+  it("a refused upload is drained, not reset: the client sends its whole 10 MB body, reads the 401, and the connection ends cleanly", async () => {
+    const NodeNet = await import("node:net")
+    const url = new URL(d.endpoint)
+    const size = 10 * MB
+    const outcome = await new Promise<{ response: string; writeError: string | undefined; ended: boolean }>((resolve) => {
+      const socket = NodeNet.connect(Number(url.port), "127.0.0.1")
+      let response = ""
+      let writeError: string | undefined
+      let ended = false
+      socket.on("data", (chunk) => (response += chunk.toString("latin1")))
+      socket.on("end", () => (ended = true))
+      socket.on("error", (error) => (writeError ??= String(error)))
+      socket.on("close", () => resolve({ response, writeError, ended }))
+      socket.write(
+        `POST /mcp HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n\r\n`
+      )
+      // The whole body, in 64 KB writes after the answer has had time to come back.
+      const chunk = Buffer.alloc(64 * 1024, 0x20)
+      let sent = 0
+      const next = () => {
+        while (sent < size) {
+          sent += chunk.length
+          if (!socket.write(chunk)) return void socket.once("drain", next)
+        }
+        socket.end()
+      }
+      socket.once("data", next)
+    })
+    expect(outcome.response).toMatch(/^HTTP\/1\.1 401 /)
+    expect(outcome.writeError).toBeUndefined()
+    expect(outcome.ended).toBe(true)
+  }, 30_000)
+
   it("JSON nested deeper than 64 levels is -32600 with a clear message, checked before parsing", async () => {
     // The envelope and params are two levels: 62 more make 64, the most accepted.
     const withDepth = (levels: number) =>
