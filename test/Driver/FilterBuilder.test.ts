@@ -201,3 +201,131 @@ describe("FilterBuilder: values cannot inject GraphQL (property tests)", () => {
     }), { numRuns: 500 })
   })
 })
+
+describe("FilterBuilder: value guards", () => {
+  const dateRefused = (value: string) => refused(article, { column: "published", operator: "=", value })
+  it("a UUID is the whole value: text before or after a UUID is refused", () => {
+    const id = "0f8fad5b-d9cb-469f-a165-70867728950e"
+    assert.match(refused(article, { column: "uuid", operator: "=", value: `x${id}` }), /is not a UUID/)
+    assert.match(refused(article, { column: "uuid", operator: "=", value: `${id}0` }), /is not a UUID/)
+    assert.match(refused(article, { column: "uuid", operator: "=", value: `${id}\n` + id }), /is not a UUID/)
+    assert.match(refused(article, { column: "uuid", operator: "in list", value: `${id}, ${id.slice(1)}` }), /is not a UUID/)
+    assert.strictEqual(where(article, { column: "uuid", operator: "=", value: ` ${id.toUpperCase()} ` }), `{path: ["id"], operator: Equal, valueText: "${id}"}`)
+  })
+  it("isRfc3339 checks every calendar field's range", () => {
+    const valid = [
+      "2024-01-01T00:00:00Z", "2024-12-31T23:59:59Z", "2024-02-29T00:00:00Z", "2023-02-28T00:00:00z", "2016-12-31T23:59:60Z",
+      "2024-04-30t12:00:00.123456+23:59", "2024-01-31T00:00:00-00:00", "0001-01-01T00:00:00Z"
+    ]
+    for (const text of valid) assert.isTrue(FilterBuilder.isRfc3339(text), text)
+    const invalid = [
+      "2024-00-10T00:00:00Z", // month 0
+      "2024-13-10T00:00:00Z", // month 13
+      "2024-01-00T00:00:00Z", // day 0
+      "2024-01-32T00:00:00Z", // day 32
+      "2024-04-31T00:00:00Z", // day 31 of a 30-day month
+      "2023-02-29T00:00:00Z", // not a leap year
+      "2024-01-01T24:00:00Z", // hour 24
+      "2024-01-01T00:60:00Z", // minute 60
+      "2024-01-01T00:00:61Z", // second 61
+      "2024-01-01T00:00:00+24:00", // offset hour 24
+      "2024-01-01T00:00:00+00:60", // offset minute 60
+      "2024-01-01 00:00:00Z", // no T
+      "2024-01-01T00:00:00", // no offset
+      "x2024-01-01T00:00:00Z", "2024-01-01T00:00:00Zx", "2024-01-01T00:00:00.Z", "2024-1-01T00:00:00Z", "24-01-01T00:00:00Z"
+    ]
+    for (const text of invalid) {
+      assert.isFalse(FilterBuilder.isRfc3339(text), text)
+      assert.match(dateRefused(text), /complete RFC 3339/)
+    }
+  })
+  it("a lone surrogate is refused as invalid Unicode, in every operator and list element", () => {
+    for (const lone of ["\uD800", "a\uDBFFb", "\uDC00", "x\uDFFF"]) {
+      assert.match(refused(article, { column: "title", operator: "=", value: lone }), /not valid Unicode/)
+      assert.match(refused(article, { column: "title", operator: "contains", value: lone }), /not valid Unicode/)
+      assert.match(refused(article, { column: "tags", operator: "in list", value: ["ok", lone] }), /not valid Unicode/)
+    }
+    // A surrogate pair is one character, not a lone surrogate.
+    assert.strictEqual(where(article, { column: "title", operator: "=", value: "\uD83D\uDE00" }), `{path: ["title"], operator: Equal, valueText: "\uD83D\uDE00"}`)
+  })
+  it("an int outside the safe integer range is refused, not rounded", () => {
+    assert.match(refused(article, { column: "wordCount", operator: "=", value: "9007199254740992" }), /out of the integer range/)
+    assert.match(refused(article, { column: "wordCount", operator: "=", value: "-9007199254740992" }), /out of the integer range/)
+    assert.match(refused(article, { column: "wordCount", operator: "=", value: 2 ** 53 }), /out of the integer range/)
+    assert.match(refused(article, { column: "wordCount", operator: "=", value: "1e3" }), /not an integer/)
+    assert.match(refused(article, { column: "wordCount", operator: "=", value: " 12x" }), /not an integer/)
+    assert.strictEqual(where(article, { column: "wordCount", operator: "=", value: "9007199254740991" }), `{path: ["wordCount"], operator: Equal, valueInt: 9007199254740991}`)
+    assert.strictEqual(where(article, { column: "wordCount", operator: "=", value: "-12" }), `{path: ["wordCount"], operator: Equal, valueInt: -12}`)
+  })
+  it("a number is a whole decimal literal: trailing text, NaN and infinities are refused", () => {
+    for (const value of ["1.5x", "x1.5", "NaN", "-Infinity", "1e400", "0x10", ""]) {
+      assert.isTrue(Either.isLeft(FilterBuilder.buildWhere(article, [{ column: "price", operator: "=", value }])), value)
+    }
+    for (const [value, printed] of [["-.5", "-0.5"], ["+3", "3"], ["1E2", "100"], ["2.", "2"], ["-0", "0"]] as const) {
+      assert.strictEqual(where(article, { column: "price", operator: "=", value }), `{path: ["price"], operator: Equal, valueNumber: ${printed}}`)
+    }
+  })
+  it("a boolean is true or false only", () => {
+    assert.match(refused(article, { column: "active", operator: "=", value: "yes" }), /not true or false/)
+    assert.strictEqual(where(article, { column: "active", operator: "=", value: " False " }), `{path: ["active"], operator: Equal, valueBoolean: false}`)
+    assert.strictEqual(where(article, { column: "active", operator: "=", value: false }), `{path: ["active"], operator: Equal, valueBoolean: false}`)
+  })
+  it("a null, missing or empty filter value is refused where a value is needed", () => {
+    for (const operator of ["equals", "contains", "greater than"]) {
+      const column = operator === "greater than" ? "price" : "title"
+      assert.match(refused(article, { column, operator, value: null }), /needs a value/)
+      assert.match(refused(article, { column, operator }), /needs a value/)
+      assert.match(refused(article, { column, operator, value: "" }), /needs a value/)
+    }
+    assert.match(refused(article, { column: "tags", operator: "in list", value: null }), /comma-separated list/)
+    assert.match(refused(article, { column: "tags", operator: "in list", value: [] }), /empty element/)
+    assert.match(refused(article, { column: "tags", operator: "in list", value: ["a", ""] }), /empty element/)
+    assert.match(refused(article, { column: "price", operator: "between", value: null }), /two bounds/)
+    assert.match(refused(article, { column: "price", operator: "between", value: ["1"] }), /two bounds/)
+    assert.match(refused(article, { column: "price", operator: "between", value: " and 3" }), /two bounds/)
+    assert.match(refused(article, { column: "price", operator: "between", value: "1 and 2 and 3" }), /two bounds/)
+    assert.match(refused(article, { column: "price", operator: "between", value: 5 }), /two bounds/)
+    // The operators without a value ignore a null one.
+    assert.strictEqual(where(article, { column: "title", operator: "is NULL", value: null }), `{path: ["title"], operator: IsNull, valueBoolean: true}`)
+  })
+  it("JSON values (MCP tools) are typed like text ones", () => {
+    assert.strictEqual(where(article, { column: "tags", operator: "in list", value: ["a", "b"] }), `{path: ["tags"], operator: ContainsAny, valueText: ["a", "b"]}`)
+    assert.strictEqual(where(article, { column: "wordCount", operator: "in list", value: 3 }), `{path: ["wordCount"], operator: ContainsAny, valueInt: [3]}`)
+    assert.strictEqual(where(article, { column: "price", operator: "between", value: [1, "2.5"] }), `{operator: And, operands: [{path: ["price"], operator: GreaterThanEqual, valueNumber: 1}, {path: ["price"], operator: LessThanEqual, valueNumber: 2.5}]}`)
+    assert.strictEqual(where(article, { column: "title", operator: "=", value: ["only"] }), `{path: ["title"], operator: Equal, valueText: "only"}`)
+  })
+})
+
+describe("FilterBuilder: the REST where of delete_where", () => {
+  const rest = (...filters: Array<FilterBuilder.Filter>) => FilterBuilder.toRestWhere(Either.getOrThrow(FilterBuilder.buildWhere(article, filters))!)
+  it("a comparison is path, operator and its value field", () => {
+    assert.deepStrictEqual(rest({ column: "wordCount", operator: ">", value: "3" }), { path: ["wordCount"], operator: "GreaterThan", valueInt: 3 })
+    assert.deepStrictEqual(rest({ column: "uuid", operator: "=", value: "0F8FAD5B-D9CB-469F-A165-70867728950E" }), { path: ["id"], operator: "Equal", valueText: "0f8fad5b-d9cb-469f-a165-70867728950e" })
+  })
+  it("lists use the value*Array fields", () => {
+    assert.deepStrictEqual(rest({ column: "tags", operator: "in list", value: "a,b" }), { path: ["tags"], operator: "ContainsAny", valueTextArray: ["a", "b"] })
+    assert.deepStrictEqual(rest({ column: "wordCount", operator: "not in list", value: "1, 2" }), { path: ["wordCount"], operator: "ContainsNone", valueIntArray: [1, 2] })
+  })
+  it("compound clauses nest their operands: And, Not, between", () => {
+    assert.deepStrictEqual(rest({ column: "title", operator: "not contains", value: "x" }, { column: "price", operator: "between", value: "1 and 2" }), {
+      operator: "And",
+      operands: [
+        { operator: "Not", operands: [{ path: ["title"], operator: "Like", valueText: "*x*" }] },
+        {
+          operator: "And",
+          operands: [
+            { path: ["price"], operator: "GreaterThanEqual", valueNumber: 1 },
+            { path: ["price"], operator: "LessThanEqual", valueNumber: 2 }
+          ]
+        }
+      ]
+    })
+  })
+  it("null and length filters keep their special paths and fields", () => {
+    assert.deepStrictEqual(rest({ column: "title", operator: "is not NULL" }), { path: ["title"], operator: "IsNull", valueBoolean: false })
+    assert.deepStrictEqual(rest({ column: "tags", operator: "is not empty" }), { path: ["len(tags)"], operator: "GreaterThan", valueInt: 0 })
+  })
+  it("no filter is no where at all: delete_where never gets an empty clause", () => {
+    assert.isUndefined(Either.getOrThrow(FilterBuilder.buildWhere(article, [])))
+  })
+})
