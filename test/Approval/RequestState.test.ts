@@ -283,6 +283,7 @@ describe("RequestState guards", () => {
           const invalid = error.toInvalidParams()
           assert.match(error.message, pattern)
           assert.match(error.message, /^Invalid requestState: /)
+          assert.strictEqual(error._tag, "RequestStateError")
           assert.strictEqual(invalid.code, -32602)
           assert.strictEqual(invalid.message, error.message)
           assert.deepStrictEqual(invalid.data, { field: "requestState", reason })
@@ -294,4 +295,15 @@ describe("RequestState guards", () => {
         assert.isTrue(Either.isLeft(result) && result.left.message === new RequestStateError({ reason: "purpose" }).message)
       })
     ))
+
+  it.effect("the lifetime option sets how long a state lives (layerWith)", () =>
+    Effect.gen(function*() {
+      const service = yield* RequestState
+      const early = yield* service.issue(binding)
+      const late = yield* service.issue(binding)
+      yield* TestClock.adjust("59 seconds")
+      yield* service.consume(early, binding)
+      yield* TestClock.adjust("1 second")
+      assert.strictEqual(reasonOf(yield* Effect.either(service.consume(late, binding))), "expired")
+    }).pipe(Effect.provide(RequestState.layerWith({ lifetime: "1 minute" }))))
 })

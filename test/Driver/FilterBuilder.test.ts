@@ -329,3 +329,93 @@ describe("FilterBuilder: the REST where of delete_where", () => {
     assert.isUndefined(Either.getOrThrow(FilterBuilder.buildWhere(article, [])))
   })
 })
+
+describe("FilterBuilder: operators, refusals and sorts name what was refused", () => {
+  const refusal = (filter: FilterBuilder.Filter) => {
+    const result = FilterBuilder.buildWhere(article, [filter])
+    if (Either.isRight(result)) throw new Error(`expected a refusal for ${JSON.stringify(filter)}`)
+    return result.left
+  }
+  it("an operator is its name in any letter case and spacing, or a symbol", () => {
+    assert.strictEqual(FilterBuilder.normalizeOperator("  Is   NOT\tnull "), "is not NULL")
+    assert.strictEqual(FilterBuilder.normalizeOperator("GREATER OR EQUAL"), "greater or equal")
+    assert.strictEqual(FilterBuilder.normalizeOperator(" != "), "not equals")
+    assert.strictEqual(FilterBuilder.normalizeOperator("<="), "less or equal")
+    assert.isUndefined(FilterBuilder.normalizeOperator("=="))
+    assert.isUndefined(FilterBuilder.normalizeOperator("isnull"))
+  })
+  it("a refusal names the filter as written: column, operator and value", () => {
+    assert.strictEqual(refusal({ column: "wordCount", operator: "=", value: "x" }).filter, "wordCount = x")
+    assert.strictEqual(refusal({ column: "wordCount", operator: "=", value: ["1", "2"] }).filter, `wordCount = ["1","2"]`)
+    assert.strictEqual(refusal({ column: "price", operator: "between", value: 5 }).filter, "price between 5")
+    assert.strictEqual(refusal({ column: "wordCount", operator: "=", value: null }).filter, "wordCount =")
+    assert.strictEqual(refusal({ column: "nope", operator: "is NULL" }).filter, "nope is NULL")
+    assert.strictEqual(refusal({ column: "wordCount", operator: "=", value: "x" }).message, `Filter refused (wordCount = x): "x" is not an integer (the column is int)`)
+  })
+  it("refusals say why: operator, column type and the collection setting that is missing", () => {
+    assert.strictEqual(refusal({ column: "title", operator: "==", value: "a" }).reason, `unknown operator "=="; use one of ${FilterBuilder.operators.join(", ")} or = != > >= < <=`)
+    assert.strictEqual(refusal({ column: "title", operator: "between", value: "a and b" }).reason, "between applies to int, number and date columns; this column is text")
+    assert.strictEqual(refusal({ column: "title", operator: ">=", value: "a" }).reason, "greater or equal applies to int, number and date columns; this column is text")
+    assert.strictEqual(refusal({ column: "ref", operator: "ends with", value: "a" }).reason, "ends with applies to text columns only; this column is uuid")
+    assert.strictEqual(refusal({ column: "uuid", operator: "is NULL" }).reason, "the uuid column is never NULL")
+    assert.strictEqual(refusal({ column: "uuid", operator: "is empty" }).reason, "is empty applies to text and array columns; this column is uuid (object id)")
+    assert.strictEqual(refusal({ column: "meta", operator: "=", value: "a" }).reason, "a object column cannot be filtered")
+    assert.strictEqual(refusal({ column: "author", operator: "=", value: "a" }).reason, "a Author column cannot be filtered (cross-reference)")
+    assert.strictEqual(refusal({ column: "hidden", operator: "=", value: "a" }).reason, "the property hidden is not filterable (indexFilterable is false)")
+    assert.strictEqual(refusal({ column: "nope", operator: "=", value: "a" }).reason, `the collection Article has no column "nope"`)
+    assert.strictEqual(refusal({ column: "vector", operator: "is NULL" }).reason, "the vector column cannot be filtered; use vector search")
+    const plainNull = FilterBuilder.buildWhere(plain, [{ column: "title", operator: "is not NULL" }])
+    assert.strictEqual(Either.isLeft(plainNull) ? plainNull.left.reason : "", "is not NULL needs indexNullState, which is not enabled on the collection Plain")
+    const plainEmpty = FilterBuilder.buildWhere(plain, [{ column: "tags", operator: "is not empty" }])
+    assert.strictEqual(Either.isLeft(plainEmpty) ? plainEmpty.left.reason : "", "is not empty needs indexPropertyLength, which is not enabled on the collection Plain")
+    // An unindexed property still answers the null and length operators.
+    assert.isString(where(article, { column: "hidden", operator: "is NULL" }))
+  })
+  it("operatorsFor lists, per column type, exactly the operators that build", () => {
+    const ordered = ["equals", "not equals", "greater than", "greater or equal", "less than", "less or equal"]
+    assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "published"), [...ordered, "in list", "not in list", "between", "is NULL", "is not NULL"])
+    assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "price"), [...ordered, "in list", "not in list", "between", "is NULL", "is not NULL"])
+    assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "active"), ["equals", "not equals", "in list", "not in list", "is NULL", "is not NULL"])
+    assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "uuid"), ["equals", "not equals", "in list", "not in list"])
+    assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "tags"), [
+      "equals", "not equals", "contains", "not contains", "starts with", "ends with", "in list", "not in list", "is NULL", "is not NULL", "is empty", "is not empty"
+    ])
+    assert.deepStrictEqual(FilterBuilder.operatorsFor(plain, "title"), ["equals", "not equals", "contains", "not contains", "starts with", "ends with", "in list", "not in list"])
+  })
+  it("sorts: direction asc or desc, sortable types only, in order", () => {
+    const sortRefusal = (sorts: Array<FilterBuilder.Sort>) => {
+      const result = FilterBuilder.buildSort(article, sorts)
+      return Either.isLeft(result) ? `${result.left.filter}: ${result.left.reason}` : "accepted"
+    }
+    assert.strictEqual(sortRefusal([{ column: "price", direction: "up" as "asc" }]), "sort price:up: the direction is asc or desc")
+    assert.strictEqual(sortRefusal([{ column: "uuid", direction: "asc" }]), "sort uuid:asc: the uuid column cannot be sorted (unsorted pages come in uuid order)")
+    assert.strictEqual(sortRefusal([{ column: "nope", direction: "asc" }]), `sort nope:asc: the collection Article has no column "nope"`)
+    assert.strictEqual(sortRefusal([{ column: "ref", direction: "asc" }]), "sort ref:asc: a uuid column cannot be sorted")
+    assert.strictEqual(
+      Either.getOrThrow(FilterBuilder.buildSort(article, [{ column: "published", direction: "asc" }, { column: "active", direction: "desc" }])),
+      `[{path: ["published"], order: asc}, {path: ["active"], order: desc}]`
+    )
+    assert.isUndefined(Either.getOrThrow(FilterBuilder.buildSort(article, [])))
+    assert.deepStrictEqual(Either.getOrThrow(FilterBuilder.parseSortText("  title : DESC ")), { column: "title", direction: "desc" })
+    assert.isTrue(Either.isLeft(FilterBuilder.parseSortText("a b")))
+    assert.isTrue(Either.isLeft(FilterBuilder.parseSortText("")))
+  })
+  it("the --filter text: the first word is the column, the longest operator wins, a word operator ends at a space", () => {
+    const parsed = (text: string) => Either.getOrThrow(FilterBuilder.parseFilterText(text))
+    assert.deepStrictEqual(parsed("  n<=3 "), { column: "n", operator: "less or equal", value: "3" })
+    assert.deepStrictEqual(parsed("n < 3"), { column: "n", operator: "less than", value: "3" })
+    assert.deepStrictEqual(parsed("title IS NULL"), { column: "title", operator: "is NULL" })
+    assert.deepStrictEqual(parsed("title is not empty"), { column: "title", operator: "is not empty" })
+    assert.deepStrictEqual(parsed(`title = "`), { column: "title", operator: "equals", value: `"` })
+    assert.deepStrictEqual(parsed(`title = ""`), { column: "title", operator: "equals", value: "" })
+    assert.deepStrictEqual(parsed(`title = "a" b`), { column: "title", operator: "equals", value: `"a" b` })
+    const refusedText = (text: string) => {
+      const result = FilterBuilder.parseFilterText(text)
+      return Either.isLeft(result) ? result.left.reason : "parsed"
+    }
+    assert.strictEqual(refusedText("title"), "expected COLUMN OPERATOR VALUE")
+    assert.strictEqual(refusedText(""), "expected COLUMN OPERATOR VALUE")
+    assert.match(refusedText("title containsx y"), /^unknown operator; use one of equals, /)
+    assert.match(refusedText("title is NULLx"), /^unknown operator/)
+  })
+})
