@@ -6,6 +6,8 @@
 // Usage: npm run test:mutation                 every module, one after another
 //        npm run test:mutation RequestState    one module (names below, case-insensitive)
 //        npm run test:mutation -- --list       the modules and their tests
+//        npm run test:mutation -- --full X     test every mutant again (by default a run reuses the
+//                                              results of mutants and tests unchanged since the last)
 import { Stryker } from "@stryker-mutator/core"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
@@ -59,7 +61,8 @@ const modules = {
   }
 }
 
-const args = process.argv.slice(2)
+const full = process.argv.includes("--full")
+const args = process.argv.slice(2).filter((arg) => arg !== "--full")
 if (args.includes("--list")) {
   for (const [name, config] of Object.entries(modules)) {
     console.log(`${name}: mutates ${config.mutate().join(", ")}; tests ${config.tests.join(", ")}`)
@@ -99,6 +102,9 @@ for (const name of wanted) {
     // Only what the tests need is copied into the sandbox.
     ignorePatterns: ["/bench", "/dist", "/docs", "/coverage", "/.tmp"],
     timeoutMS: 10_000,
+    incremental: true,
+    incrementalFile: NodePath.join(dir, "incremental.json"),
+    force: full,
     thresholds: { high: 90, low: 80, break: null }
   }).runMutationTest()
   const count = (status) => results.filter((mutant) => mutant.status === status).length

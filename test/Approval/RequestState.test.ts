@@ -194,6 +194,7 @@ describe("RequestState guards", () => {
     // What JSON.stringify leaves out is left out of the digest too: undefined members and functions.
     assert.strictEqual(canonicalJson({ a: 1, b: undefined, f: () => 1 }), "{\"a\":1}")
     assert.strictEqual(canonicalJson(undefined), "null")
+    assert.strictEqual(canonicalJson([undefined, () => 1, null]), JSON.stringify([undefined, () => 1, null]))
   })
 
   it.effect("a null argument changed after approval invalidates it", () =>
