@@ -372,7 +372,7 @@ describe("FilterBuilder: operators, refusals and sorts name what was refused", (
     assert.isString(where(article, { column: "hidden", operator: "is NULL" }))
   })
   it("operatorsFor lists, per column type, exactly the operators that build", () => {
-    const ordered = ["equals", "not equals", "greater than", "greater or equal", "less than", "less or equal"]
+    const ordered = ["equals", "not equals", "greater than", "greater or equal", "less than", "less or equal"] as const
     assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "published"), [...ordered, "in list", "not in list", "between", "is NULL", "is not NULL"])
     assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "price"), [...ordered, "in list", "not in list", "between", "is NULL", "is not NULL"])
     assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "active"), ["equals", "not equals", "in list", "not in list", "is NULL", "is not NULL"])
