@@ -419,3 +419,63 @@ describe("FilterBuilder: operators, refusals and sorts name what was refused", (
     assert.match(refusedText("title is NULLx"), /^unknown operator/)
   })
 })
+
+describe("FilterBuilder: the rest of the guards", () => {
+  const multi = decodeCollection({
+    class: "Review",
+    properties: [{ name: "about", dataType: ["Article", "Plain"] }, { name: "ratings", dataType: ["int[]"] }],
+    invertedIndexConfig: { indexPropertyLength: true }
+  })!
+  it("a multi-target reference is named with all its targets and is neither filtered nor sorted", () => {
+    const filtered = FilterBuilder.buildWhere(multi, [{ column: "about", operator: "=", value: "x" }])
+    assert.strictEqual(Either.isLeft(filtered) ? filtered.left.reason : "", "a Article,Plain column cannot be filtered (cross-reference)")
+    const sorted = FilterBuilder.buildSort(multi, [{ column: "about", direction: "asc" }])
+    assert.strictEqual(Either.isLeft(sorted) ? sorted.left.reason : "", "a Article,Plain column cannot be sorted")
+  })
+  it("is empty applies to arrays of any type, not only text", () => {
+    assert.strictEqual(where(multi, { column: "ratings", operator: "is empty" }), `{path: ["len(ratings)"], operator: Equal, valueInt: 0}`)
+    assert.strictEqual(where(article, { column: "scores", operator: "is not empty" }), `{path: ["len(scores)"], operator: GreaterThan, valueInt: 0}`)
+    assert.includeMembers([...FilterBuilder.operatorsFor(multi, "ratings")], ["is empty", "is not empty", "between"])
+  })
+  it("the null and length operators need no value, and work on unindexed properties", () => {
+    assert.strictEqual(where(article, { column: "hidden", operator: "is empty" }), `{path: ["len(hidden)"], operator: Equal, valueInt: 0}`)
+    assert.strictEqual(where(article, { column: "hidden", operator: "is not empty" }), `{path: ["len(hidden)"], operator: GreaterThan, valueInt: 0}`)
+    assert.strictEqual(where(article, { column: "hidden", operator: "is not NULL" }), `{path: ["hidden"], operator: IsNull, valueBoolean: false}`)
+    for (const text of ["tags is empty", "tags is not empty", "tags is NULL", "tags is not NULL"]) {
+      assert.deepStrictEqual(Either.getOrThrow(FilterBuilder.parseFilterText(text)), { column: "tags", operator: text.slice(5) as FilterBuilder.Operator })
+    }
+  })
+  it("a list operator without a value is refused", () => {
+    assert.match(refused(article, { column: "tags", operator: "in list" }), /needs a comma-separated list of values/)
+    assert.match(refused(article, { column: "tags", operator: "not in list", value: null }), /needs a comma-separated list of values/)
+  })
+  it("decimal numbers: leading dot, exponents with a sign and several digits", () => {
+    for (const [value, printed] of [[".55", "0.55"], ["1e+5", "100000"], ["1e-5", "0.00001"], ["2E10", "20000000000"], ["1.5e-10", "1.5e-10"], ["1e21", "1e+21"]] as const) {
+      const literal = where(article, { column: "price", operator: "=", value })
+      assert.strictEqual(literal, `{path: ["price"], operator: Equal, valueNumber: ${printed}}`)
+      const field = parsedWhere(literal!).fields.find((f) => f.name.value === "valueNumber")!
+      assert.include([Kind.INT, Kind.FLOAT], field.value.kind)
+    }
+    for (const value of ["1e", "1e+", "e5", ".", "+.e1", "1..2"]) {
+      assert.match(refused(article, { column: "price", operator: "=", value }), /not a number/, value)
+    }
+  })
+  it("sorting: text and int columns sort; uuid and vector are refused with the reason", () => {
+    assert.strictEqual(
+      Either.getOrThrow(FilterBuilder.buildSort(article, [{ column: "title", direction: "asc" }, { column: "wordCount", direction: "desc" }])),
+      `[{path: ["title"], order: asc}, {path: ["wordCount"], order: desc}]`
+    )
+    const vector = FilterBuilder.buildSort(article, [{ column: "vector", direction: "desc" }])
+    assert.strictEqual(Either.isLeft(vector) ? vector.left.reason : "", "the vector column cannot be sorted (unsorted pages come in uuid order)")
+    const bad = FilterBuilder.parseSortText("price:up")
+    assert.strictEqual(Either.isLeft(bad) ? bad.left.message : "", "Filter refused (sort price:up): expected COLUMN:asc or COLUMN:desc")
+  })
+  it("the --filter text: a column of several letters before a symbol, extra spaces, quotes on both ends only", () => {
+    const parsed = (text: string) => Either.getOrThrow(FilterBuilder.parseFilterText(text))
+    assert.deepStrictEqual(parsed("price>=3"), { column: "price", operator: "greater or equal", value: "3" })
+    assert.deepStrictEqual(parsed("title   is NULL"), { column: "title", operator: "is NULL" })
+    assert.deepStrictEqual(parsed("title  contains   x"), { column: "title", operator: "contains", value: "x" })
+    assert.deepStrictEqual(parsed(`title = ab"`), { column: "title", operator: "equals", value: `ab"` })
+    assert.deepStrictEqual(parsed(`title = "ab`), { column: "title", operator: "equals", value: `"ab` })
+  })
+})
