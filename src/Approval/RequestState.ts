@@ -163,7 +163,8 @@ export const canonicalJson = (value: unknown): string => {
     return JSON.stringify(value) ?? "null"
   }
   if (Array.isArray(value)) {
-    return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`
+    // An `undefined` or function element is `null`, as in JSON.stringify: canonicalJson gives it "null".
+    return `[${value.map((item) => canonicalJson(item)).join(",")}]`
   }
   const record = value as Record<string, unknown>
   const members = Object.keys(record)

@@ -457,14 +457,9 @@ export const buildWhere = (
  */
 export const graphqlString = (text: string): string => JSON.stringify(text)
 
-const printScalar = (value: Scalar): string =>
-  typeof value === "string" ? graphqlString(value) : typeof value === "number" ? numberLiteral(value) : String(value)
-
-const numberLiteral = (n: number): string => {
-  // `1e+21` is a valid GraphQL float; `-0` prints as `0`.
-  const text = String(n)
-  return text === "-0" ? "0" : text
-}
+// Numbers are finite here (checked when typed): `String` gives a GraphQL literal (`1e+21` is a valid
+// float, and `String(-0)` is "0").
+const printScalar = (value: Scalar): string => typeof value === "string" ? graphqlString(value) : String(value)
 
 /**
  * A clause as a GraphQL input literal (the value of `where:`).

@@ -3,7 +3,9 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { afterEach, vi } from "vitest"
 import * as NodeCrypto from "node:crypto"
-import { TokenStore } from "../../src/Mcp/TokenStore.ts"
+import * as NodePath from "node:path"
+import * as SecretFile from "../../src/Daemon/SecretFile.ts"
+import { digestsEqual, TokenStore } from "../../src/Mcp/TokenStore.ts"
 import { BridgeToken } from "../../src/Mcp/BridgeToken.ts"
 import { homeLayer, tempDir } from "./TokenStore.support.ts"
 
@@ -50,5 +52,46 @@ describe("TokenStore secrets", () => {
       spy.mockClear()
       assert.isTrue(Option.isNone(yield* bridge.verify("wmcp_bridge_wrong")))
       assert.isTrue(spy.mock.calls.length >= 1)
+    }))
+
+  it("digests of different lengths never match, and still cost one comparison", () => {
+    const digest = NodeCrypto.randomBytes(32)
+    const cases: ReadonlyArray<readonly [Buffer, boolean]> = [
+      [Buffer.from(digest), true],
+      [Buffer.concat([digest.subarray(0, 31), Buffer.from([digest[31]! ^ 1])]), false],
+      [digest.subarray(0, 16), false],
+      [Buffer.alloc(0), false],
+      [Buffer.concat([digest, Buffer.from([0])]), false]
+    ]
+    for (const [stored, equal] of cases) {
+      spy.mockClear()
+      assert.strictEqual(digestsEqual(digest, stored), equal)
+      assert.strictEqual(digestsEqual(stored, digest), equal)
+      assert.strictEqual(spy.mock.calls.length, 2, "one constant-time comparison per call, whatever the lengths")
+    }
+  })
+
+  it.scoped("a short digest in a tampered tokens.json matches no token", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const store = yield* TokenStore.make({ watch: false }).pipe(Effect.provide(homeLayer(dir)))
+      const { token } = yield* store.create({ name: "ci", access: "readOnly" })
+      const path = NodePath.join(dir, "tokens.json")
+      type File = { version: 1; tokens: Array<{ hash: { digest: string } }> }
+      const file = (yield* SecretFile.readJsonIfExists(path)) as File
+      const real = Buffer.from(file.tokens[0]!.hash.digest, "base64url")
+      for (const short of [real.subarray(0, 16), real.subarray(0, 1), Buffer.alloc(0)]) {
+        const tampered = { ...file, tokens: [{ ...file.tokens[0]!, hash: { ...file.tokens[0]!.hash, digest: short.toString("base64url") } }] }
+        yield* SecretFile.writeJsonAtomic(path, tampered)
+        yield* store.reload
+        spy.mockClear()
+        assert.isTrue(Option.isNone(yield* store.verify(token)), `a ${short.length}-byte digest must not match`)
+        assert.isTrue(Option.isNone(yield* store.verify(`${token.slice(0, -1)}${token.endsWith("A") ? "B" : "A"}`)))
+        assert.strictEqual(spy.mock.calls.length, 2)
+      }
+      // The real digest put back: the same token is accepted again.
+      yield* SecretFile.writeJsonAtomic(path, file)
+      yield* store.reload
+      assert.isTrue(Option.isSome(yield* store.verify(token)))
     }))
 })

@@ -113,6 +113,29 @@ describe("TokenStore", () => {
         assert.isTrue(Option.isNone(yield* store.verify("")))
       })))
 
+  it("a token has exactly the shape wmcp_<16 lowercase hex>_<43 base64url>: anything around or inside it is no token", () => {
+    const id = "0123456789abcdef"
+    const secret = "A".repeat(40) + "_-9"
+    assert.deepStrictEqual(parseTokenId(`wmcp_${id}_${secret}`), Option.some(id))
+    for (const token of [
+      `xwmcp_${id}_${secret}`,
+      `wmcp_${id}_${secret}x`,
+      `wmcp_${id}_${secret}\n`,
+      `Bearer wmcp_${id}_${secret}`,
+      `wmcp_${id.toUpperCase()}_${secret}`,
+      `wmcp_${id.slice(1)}_${secret}`,
+      `wmcp_${id}0_${secret}`,
+      `wmcp_${id}_${secret.slice(1)}`,
+      `wmcp_${id}_${secret}A`,
+      `wmcp_${id}_${secret.slice(1)}=`,
+      `wmcp_${id}_${secret.slice(1)}+`,
+      `wmcp__${secret}`,
+      ""
+    ]) {
+      assert.isTrue(Option.isNone(parseTokenId(token)), JSON.stringify(token))
+    }
+  })
+
   it.scoped("revoke marks the token revoked, keeps it listed, and is idempotent; an unknown id fails", () =>
     withStore((store) =>
       Effect.gen(function*() {
