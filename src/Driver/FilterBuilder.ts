@@ -377,7 +377,7 @@ export const buildClause = (collection: Collection, filter: Filter): Either.Eith
     case "starts with":
     case "ends with": {
       if (base !== "text" && target.kind !== "id") {
-        return refuse(filter, `${operator} applies to text and uuid columns only; this column is ${type}`)
+        return refuse(filter, `${operator} applies to text columns and the uuid (object id) column only; this column is ${type}`)
       }
       // Weaviate 1.39 runs `Like` on `id` (checked against the real server): a part of a uuid is
       // matched as text, not validated as a whole uuid.

@@ -65,7 +65,7 @@ describe("FilterBuilder: the contract's operator table", () => {
     assert.strictEqual(where(article, { column: "title", operator: "starts with", value: "he" }), `{path: ["title"], operator: Like, valueText: "he*"}`)
     assert.strictEqual(where(article, { column: "title", operator: "ends with", value: "lo" }), `{path: ["title"], operator: Like, valueText: "*lo"}`)
     assert.strictEqual(where(article, { column: "title", operator: "not contains", value: "x" }), `{operator: Not, operands: [{path: ["title"], operator: Like, valueText: "*x*"}]}`)
-    assert.match(refused(article, { column: "wordCount", operator: "contains", value: "1" }), /text and uuid columns only/)
+    assert.match(refused(article, { column: "wordCount", operator: "contains", value: "1" }), /text columns and the uuid \(object id\) column only/)
     // the real Weaviate 1.39 matches Like on id (test/weaviate/Fidelity.test.ts)
     assert.strictEqual(where(article, { column: "uuid", operator: "starts with", value: "0000ABCD-" }), `{path: ["id"], operator: Like, valueText: "0000abcd-*"}`)
     assert.match(refused(article, { column: "uuid", operator: "contains", value: "x*" }), /not part of a uuid/)
@@ -359,7 +359,7 @@ describe("FilterBuilder: operators, refusals and sorts name what was refused", (
     assert.strictEqual(refusal({ column: "title", operator: "==", value: "a" }).reason, `unknown operator "=="; use one of ${FilterBuilder.operators.join(", ")} or = != > >= < <=`)
     assert.strictEqual(refusal({ column: "title", operator: "between", value: "a and b" }).reason, "between applies to int, number and date columns; this column is text")
     assert.strictEqual(refusal({ column: "title", operator: ">=", value: "a" }).reason, "greater or equal applies to int, number and date columns; this column is text")
-    assert.strictEqual(refusal({ column: "ref", operator: "ends with", value: "a" }).reason, "ends with applies to text columns only; this column is uuid")
+    assert.strictEqual(refusal({ column: "ref", operator: "ends with", value: "a" }).reason, "ends with applies to text columns and the uuid (object id) column only; this column is uuid")
     assert.strictEqual(refusal({ column: "uuid", operator: "is NULL" }).reason, "the uuid column is never NULL")
     assert.strictEqual(refusal({ column: "uuid", operator: "is empty" }).reason, "is empty applies to text and array columns; this column is uuid (object id)")
     assert.strictEqual(refusal({ column: "meta", operator: "=", value: "a" }).reason, "a object column cannot be filtered")
@@ -379,7 +379,7 @@ describe("FilterBuilder: operators, refusals and sorts name what was refused", (
     assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "published"), [...ordered, "in list", "not in list", "between", "is NULL", "is not NULL"])
     assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "price"), [...ordered, "in list", "not in list", "between", "is NULL", "is not NULL"])
     assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "active"), ["equals", "not equals", "in list", "not in list", "is NULL", "is not NULL"])
-    assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "uuid"), ["equals", "not equals", "in list", "not in list"])
+    assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "uuid"), ["equals", "not equals", "contains", "not contains", "starts with", "ends with", "in list", "not in list"])
     assert.deepStrictEqual(FilterBuilder.operatorsFor(article, "tags"), [
       "equals", "not equals", "contains", "not contains", "starts with", "ends with", "in list", "not in list", "is NULL", "is not NULL", "is empty", "is not empty"
     ])
