@@ -31,16 +31,15 @@ export const rpc = async (
   method: string,
   params: Record<string, unknown> = {},
   id: string | number = 1,
-  init: { readonly signal?: AbortSignal; readonly dispatcher?: unknown } = {}
+  init: { readonly signal?: AbortSignal } = {}
 ): Promise<Reply> => {
   const name = method === "tools/call" ? String(params["name"]) : undefined
   const response = await fetch(endpoint, {
     method: "POST",
     headers: { ...modernHeaders(method, name), accept: "application/json, text/event-stream", authorization: `Bearer ${token}` },
     body: JSON.stringify(modern(method, params, id)),
-    ...(init.signal !== undefined ? { signal: init.signal } : {}),
-    ...(init.dispatcher !== undefined ? { dispatcher: init.dispatcher } : {})
-  } as RequestInit)
+    ...(init.signal !== undefined ? { signal: init.signal } : {})
+  })
   const text = await response.text()
   const type = response.headers.get("content-type") ?? ""
   const json = text.length === 0 ? undefined : type.startsWith("text/event-stream") ? parseFrames(text).at(-1) : JSON.parse(text)
