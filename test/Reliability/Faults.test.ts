@@ -295,7 +295,18 @@ describe.skipIf(asNobody !== undefined)(`the home made read-only${asNobody === u
       assert.notStrictEqual(conns.json.result?.isError, true, toolText(conns))
       assert.match(toolText(conns), /\bc\b/)
       assert.strictEqual(child.exitCode, null, "the daemon is still running")
-      console.log(`read-only home, daemon stderr: ${stderr.trim().split("\n").slice(-3).join(" | ")}`)
+      // What the daemon writes itself fails loudly: the call's activity line is refused by the file system and logged.
+      const logged = await eventually("the activity.log write error logged", () => /cannot write activity\.log.*EACCES/.exec(stderr)?.[0], 50)
+      console.log(`read-only home, daemon: ${logged}`)
+
+      // Permissions back while it runs: the daemon writes its activity again, with an intact hash chain.
+      NodeFs.chmodSync(home, 0o700)
+      for (const f of NodeFs.readdirSync(home)) NodeFs.chmodSync(NodePath.join(home, f), 0o600)
+      assert.strictEqual((await rpc(endpoint, secret, "tools/list", {}, "rw-list")).status, 200)
+      const activity = NodePath.join(home, "activity.log")
+      await eventually("activity written again", () => NodeFs.existsSync(activity) && NodeFs.readFileSync(activity, "utf8").includes("tools/list") ? true : undefined, 50)
+      const verified = await cli("activity", "--verify")
+      assert.strictEqual(verified.code, 0, verified.stdout + verified.stderr)
 
       // Nothing lost: every file as it was.
       for (const [f, text] of Object.entries(before)) {
