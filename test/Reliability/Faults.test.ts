@@ -212,6 +212,10 @@ describe.skipIf(unavailable !== undefined)(`faults against the real Weaviate ser
     const served = await rpc(running!.endpoint, token(), "tools/list", {}, "no-handshake")
     assert.strictEqual(served.status, 200)
     assert.isFalse(NodeFs.existsSync(file), "not rewritten before the next bridge-token rotation (hourly)")
+    running!.child.kill("SIGTERM")
+    const finished = await running!.exited
+    assert.strictEqual(finished.code, 0, finished.stderr)
+    assert.isFalse(NodeFs.existsSync(file))
   }, 30_000)
 })
 
