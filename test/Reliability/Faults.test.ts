@@ -13,15 +13,19 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { homeLayer } from "../../src/Cli/CommonOptions.ts"
+import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
+import { Driver } from "../../src/Driver/Driver.ts"
 import * as Daemon from "../../src/Daemon/Daemon.ts"
 import { BoundAddress } from "../../src/Mcp/HttpTransport.ts"
 import { MODERN, modern, modernHeaders, parseFrames } from "../Mcp/support/EndpointHarness.ts"
+import { failureOf, makeRuntime } from "../Driver/support.ts"
 import * as Cli from "../support/Cli.ts"
 import { validateMessage } from "../support/McpSchemas.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
 import { type RealWeaviate, startRealWeaviate } from "../weaviate/RealWeaviate.ts"
 import { type RecordingProxy, startRecordingProxy } from "../weaviate/RecordingProxy.ts"
+import { startWeaviate } from "../weaviate/WeaviateServer.ts"
 import { callTool, eventually, makeHome, realUnavailable, rpc, serveApproved, toolText } from "./RealDaemon.ts"
 
 const unavailable = realUnavailable()
@@ -148,7 +152,7 @@ describe.skipIf(unavailable !== undefined)(`faults against the real Weaviate ser
     assert.include(toolText(after), "Fault")
   }, 60_000)
 
-  it("a proxy that truncates answers: a clear tool error, nothing crashes", async () => {
+  it("a proxy that truncates answers: a clear tool error naming the cut answer (no HTTPS hint), nothing crashes", async () => {
     proxy.setFault({ kind: "truncate" })
     try {
       const id = env.connections["proxied"]
@@ -162,7 +166,8 @@ describe.skipIf(unavailable !== undefined)(`faults against the real Weaviate ser
         const text = toolText(reply)
         console.log(`truncated ${name}: ${text.slice(0, 200)}`)
         assert.strictEqual(reply.json.result?.isError, true, JSON.stringify(reply.json))
-        assert.match(text, /^\w+: Connection failed: /)
+        assert.match(text, /^\w+: Connection failed: 127\.0\.0\.1:\d+ closed the connection in the middle of its answer \(HTTP 200; /)
+        assert.notMatch(text, /HTTPS/, "the port answered in plain HTTP: no hint to switch to HTTPS")
         assert.notMatch(text, /\n\s+at /, "no stack trace")
       }
       assert.isTrue(alive())
@@ -217,6 +222,24 @@ describe.skipIf(unavailable !== undefined)(`faults against the real Weaviate ser
     assert.strictEqual(finished.code, 0, finished.stderr)
     assert.isFalse(NodeFs.existsSync(file))
   }, 30_000)
+})
+
+describe("an answer cut off mid-body, through the driver (any Weaviate)", () => {
+  it("is reported as an answer cut in the middle, with its status and without the hint to switch to HTTPS", async () => {
+    const weaviate = await startWeaviate()
+    const runtime = makeRuntime(TestHome.tempDirSync("weaviate-mcp-truncate-"))
+    try {
+      weaviate.setFault({ kind: "truncate" }, { pathPrefix: "/v1/meta" })
+      const error = await failureOf(runtime, Effect.flatMap(ConnectionStore, (store) =>
+        Effect.flatMap(store.add({ name: "cut", host: "127.0.0.1", port: weaviate.port, sslMode: "disabled" }), (c) =>
+          Effect.flatMap(Driver, (driver) => driver.health(c.id)))))
+      assert.match(error.message, /^Connection failed: 127\.0\.0\.1:\d+ closed the connection in the middle of its answer \(HTTP 200; /)
+      assert.notMatch(error.message, /HTTPS/)
+    } finally {
+      await runtime.dispose()
+      await weaviate.close()
+    }
+  })
 })
 
 describe("the handshake file deleted while running: rewritten at the next bridge-token rotation", () => {
