@@ -80,8 +80,46 @@ export const makeHome = async (
 }
 
 /** `serve` with approvals answered yes by a command (every write the tests send is approved). */
-export const serveApproved = (home: string) =>
-  Cli.serve(["--port", "0", "--home", home, "--approvals", "exec", "--approval-command", "cat >/dev/null", "--rate-limit", "0"], { timeoutMs: 30_000 })
+export const serveApproved = (home: string, env: NodeJS.ProcessEnv = {}) =>
+  Cli.serve(["--port", "0", "--home", home, "--approvals", "exec", "--approval-command", "cat >/dev/null", "--rate-limit", "0"], { timeoutMs: 30_000, env })
+
+/**
+ * The daemon's heap after a full collection, in kB, through its inspector (started with
+ * `--inspect=127.0.0.1:0`, URL on stderr): RSS alone cannot tell a leak from a heap V8 keeps.
+ */
+export const heapAfterGcKb = async (stderr: string): Promise<number> => {
+  const url = /Debugger listening on (ws:\/\/\S+)/.exec(stderr)?.[1]
+  if (url === undefined) throw new Error(`no inspector URL in ${stderr.slice(0, 500)}`)
+  const { WebSocket } = await import("undici")
+  const socket = new WebSocket(url)
+  await new Promise<void>((resolve, reject) => {
+    socket.addEventListener("open", () => resolve())
+    socket.addEventListener("error", () => reject(new Error("inspector connection failed")))
+  })
+  let next = 0
+  const send = (method: string, params: Record<string, unknown> = {}) =>
+    new Promise<any>((resolve, reject) => {
+      const id = ++next
+      const timer = setTimeout(() => reject(new Error(`inspector ${method} timed out`)), 30_000)
+      const onMessage = (event: { data: unknown }) => {
+        const message = JSON.parse(String(event.data))
+        if (message.id !== id) return
+        clearTimeout(timer)
+        socket.removeEventListener("message", onMessage as never)
+        resolve(message.result)
+      }
+      socket.addEventListener("message", onMessage as never)
+      socket.send(JSON.stringify({ id, method, params }))
+    })
+  try {
+    await send("HeapProfiler.collectGarbage")
+    await send("HeapProfiler.collectGarbage")
+    const result = await send("Runtime.evaluate", { expression: "process.memoryUsage().heapUsed", returnByValue: true })
+    return Math.round(Number(result.result.value) / 1024)
+  } finally {
+    socket.close()
+  }
+}
 
 /** Polls (bounded in count) until `check` gives a value. */
 export const eventually = async <A>(what: string, check: () => Promise<A | undefined> | A | undefined, tries = 100, everyMs = 100): Promise<A> => {
