@@ -391,6 +391,9 @@ export const transportFailure = (
       "connect with --ssl-mode disabled (SSL Mode Disabled), or use the server's HTTPS port"
   } else if (code === "UND_ERR_CONNECT_TIMEOUT" || code === "ETIMEDOUT") {
     reason = `connecting to ${where} timed out`
+  } else if (error._tag === "ResponseError" && (code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE")) {
+    // The status line and headers arrived in plain HTTP, so the port does speak it: no HTTPS hint.
+    reason = `${where} closed the connection in the middle of its answer (HTTP ${error.response.status}; ${detail})`
   } else if (code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE") {
     reason = connection.sslMode === "disabled"
       ? `${where} closed the connection (${detail}); if the server uses HTTPS, choose an SSL Mode other than Disabled`

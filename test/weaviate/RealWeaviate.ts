@@ -43,6 +43,8 @@ export interface RealWeaviate {
   readonly startupMs: number
   /** SIGTERM, then SIGKILL after 10 s; removes the data directory */
   readonly stop: () => Promise<void>
+  /** the weaviate-server process itself (not its supervising shell), for fault tests that signal it */
+  readonly serverPid: () => number | undefined
 }
 
 /** A free TCP port on 127.0.0.1 (the OS picks one; it is free again when this resolves). */
@@ -199,9 +201,26 @@ const attempt = async (binary: string, options: RealWeaviateOptions, embedderUrl
     version: weaviateVersion(),
     adminKey: apiKeys?.[0],
     startupMs: Date.now() - started,
-    stop
+    stop,
+    serverPid: () => (child.pid === undefined || exited !== undefined ? undefined : serverChild(child.pid))
   }
   return { ok: true as const, server }
+}
+
+/** The shell's child running the server, from /proc (Linux). */
+const serverChild = (shell: number): number | undefined => {
+  try {
+    const children = fs.readFileSync(`/proc/${shell}/task/${shell}/children`, "utf8").trim().split(/\s+/).map(Number)
+    return children.find((pid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/comm`, "utf8").trim().startsWith("weaviate")
+      } catch {
+        return false
+      }
+    })
+  } catch {
+    return undefined
+  }
 }
 
 /** Whether `/v1/.well-known/ready` answers 200 (false while nothing listens yet). */

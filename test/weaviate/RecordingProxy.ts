@@ -84,6 +84,7 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
       return record
     }
     let droppedByUs = false
+    let truncating = false
     let forwarded: http.ClientRequest | undefined
     res.on("finish", () => {
       const r = makeRecord()
@@ -116,6 +117,16 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
           const back: Record<string, string | Array<string>> = {}
           for (const [k, v] of Object.entries(up.headers)) if (v !== undefined && !HOP.has(k)) back[k] = v
           res.writeHead(up.statusCode ?? 502, back)
+          if (truncating) {
+            const parts: Array<Buffer> = []
+            up.on("data", (c: Buffer) => parts.push(c))
+            up.on("end", () => {
+              droppedByUs = true
+              const all = Buffer.concat(parts)
+              res.write(all.subarray(0, Math.floor(all.length / 2)), () => req.socket.destroy())
+            })
+            return
+          }
           up.pipe(res)
           up.on("error", () => res.destroy())
         })
@@ -130,6 +141,9 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
       const f = r.path.startsWith(fault.prefix) ? fault.fault : { kind: "none" as const }
       switch (f.kind) {
         case "none":
+          return forward()
+        case "truncate":
+          truncating = true
           return forward()
         case "hang":
           return

@@ -173,6 +173,18 @@ describe("faults and request recording", () => {
     }
   })
 
+  it("truncate sends the status and headers, then cuts the body short", async () => {
+    w.setFault({ kind: "truncate" }, { pathPrefix: "/v1/meta" })
+    try {
+      const r = await fetch(`${w.url}/v1/meta`)
+      expect(r.status).toBe(200)
+      await expect(r.text()).rejects.toThrow()
+      expect((await call(w, "GET", "/v1/schema")).status).toBe(200)
+    } finally {
+      w.setFault({ kind: "none" })
+    }
+  })
+
   it("waitForRequest gives up after its time-out", async () => {
     await expect(w.waitForRequest((q) => q.path === "/never", 20)).rejects.toThrow("no matching request recorded within 20 ms")
   })

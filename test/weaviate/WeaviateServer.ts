@@ -48,6 +48,8 @@ export type Fault =
   | { readonly kind: "delay"; readonly ms: number }
   | { readonly kind: "hang" }
   | { readonly kind: "drop" }
+  /** the status line, the headers and the first half of the body, then the connection is cut */
+  | { readonly kind: "truncate" }
 
 export interface WeaviateTestInstance {
   /** which server answers: this compatible instance, a real Weaviate we started, or WEAVIATE_TEST_URL's */
@@ -166,6 +168,7 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
       return record
     }
     let droppedByUs = false
+    let truncate = false
     res.on("finish", () => {
       const r = makeRecord()
       r.completed = true
@@ -189,11 +192,20 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
         const h: Record<string, string | number> = { ...reply.headers }
         h["content-length"] = reply.body === undefined ? 0 : Buffer.byteLength(reply.body)
         res.writeHead(reply.status, h)
+        if (truncate && reply.body !== undefined) {
+          droppedByUs = true
+          const bytes = Buffer.from(reply.body, "utf8")
+          res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => req.socket.destroy())
+          return
+        }
         res.end(r.method === "HEAD" ? undefined : reply.body)
       }
       const f = r.path.startsWith(fault.prefix) ? fault.fault : { kind: "none" as const }
       switch (f.kind) {
         case "none":
+          return respond()
+        case "truncate":
+          truncate = true
           return respond()
         case "hang":
           return
