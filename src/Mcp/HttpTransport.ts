@@ -149,6 +149,14 @@ export interface Limits {
   readonly headersTimeoutMs: number
   /** How long shutdown waits for handlers to answer before it cuts connections. */
   readonly shutdownGraceMs: number
+  /**
+   * How long a connection must have been open (never used) or idle (keep-alive) before its slot may be
+   * given to a newcomer: a client that has just connected, or just got its answer, is usually sending
+   * its request right now, and cutting it would reset a legitimate request.
+   */
+  readonly recycleGraceMs: number
+  /** The clock the recycling grace is measured with (injectable for tests). */
+  readonly now: () => number
 }
 
 /** The contract's limits. @category constants */
@@ -158,7 +166,9 @@ export const defaultLimits: Limits = {
   maxConnections: 64,
   idleTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
-  shutdownGraceMs: 300
+  shutdownGraceMs: 300,
+  recycleGraceMs: 1_000,
+  now: () => performance.now()
 }
 
 /**
@@ -405,6 +415,8 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
   const started = new WeakSet<NodeNet.Socket>()
   // Requests in progress per connection: a connection without one can be recycled at the limit.
   const active = new WeakMap<NodeNet.Socket, number>()
+  // Since when a connection has had no request in progress (opened, or its last answer finished).
+  const idleSince = new WeakMap<NodeNet.Socket, number>()
   // Connections over the limit that no slot could be recycled for: answered 503 on their first request.
   const overflow = new Set<NodeNet.Socket>()
 
@@ -421,13 +433,20 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
     noDelay: true
   })
 
-  /** A connection without a request in progress, to give its slot to a newcomer: never used first, then idle keep-alive. */
+  /**
+   * A connection without a request in progress for at least `recycleGraceMs`, to give its slot to a
+   * newcomer: never used first (oldest first), then the keep-alive connection idle the longest.
+   */
   const recyclable = (): NodeNet.Socket | undefined => {
+    const now = limits.now()
     let idleKeepAlive: NodeNet.Socket | undefined
+    let idleFrom = Number.POSITIVE_INFINITY
     for (const socket of sockets) {
       if ((active.get(socket) ?? 0) > 0) continue
+      const since = idleSince.get(socket) ?? now
+      if (now - since < limits.recycleGraceMs) continue
       if (!started.has(socket)) return socket
-      idleKeepAlive ??= socket
+      if (since < idleFrom) (idleKeepAlive = socket, idleFrom = since)
     }
     return idleKeepAlive
   }
@@ -459,6 +478,7 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
     idle.unref()
     socket.once("close", () => clearTimeout(idle))
     sockets.add(socket)
+    idleSince.set(socket, limits.now())
     socket.once("close", () => sockets.delete(socket))
   })
 
@@ -525,7 +545,11 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
     const own = (response: HttpResponse) => handler.decorate === undefined ? response : handler.decorate(head, response)
     if (overflow.has(socket)) return send(res, own(serviceUnavailable), true)
     active.set(socket, (active.get(socket) ?? 0) + 1)
-    res.once("close", () => active.set(socket, (active.get(socket) ?? 1) - 1))
+    res.once("close", () => {
+      const left = (active.get(socket) ?? 1) - 1
+      active.set(socket, left)
+      if (left === 0) idleSince.set(socket, limits.now())
+    })
     if (hostHeaders(req.rawHeaders) > 1) return send(res, own(duplicateHost), true)
     const request = (body: string, admitted: unknown): HttpRequest => ({
       method: head.method,

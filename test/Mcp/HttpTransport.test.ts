@@ -64,10 +64,12 @@ const rawStatus = (port: number, request: string) =>
 
 describe("HTTP transport limits", () => {
   it("the defaults are the contract's limits", () => {
+    const { now, ...limits } = HttpTransport.defaultLimits
     assert.deepStrictEqual(
-      { ...HttpTransport.defaultLimits, shutdownGraceMs: 0 },
-      { maxBodyBytes: 10 * 1024 * 1024, maxHeaderBytes: 16 * 1024, maxConnections: 64, idleTimeoutMs: 30_000, headersTimeoutMs: 10_000, shutdownGraceMs: 0 }
+      { ...limits, shutdownGraceMs: 0 },
+      { maxBodyBytes: 10 * 1024 * 1024, maxHeaderBytes: 16 * 1024, maxConnections: 64, idleTimeoutMs: 30_000, headersTimeoutMs: 10_000, shutdownGraceMs: 0, recycleGraceMs: 1_000 }
     )
+    assert.isNumber(now())
   })
 
   it.scopedLive("binds 127.0.0.1 only", () =>
@@ -119,9 +121,10 @@ describe("HTTP transport limits", () => {
       assert.include(ok, "200")
     }))
 
-  it.scopedLive("at most 64 connections: at the limit a never-used connection is recycled for the 65th, which is answered", () =>
+  it.scopedLive("at most 64 connections: at the limit a never-used connection past the recycling grace is recycled for the 65th, which is answered", () =>
     Effect.gen(function*() {
-      const address = yield* start()
+      let clock = 0
+      const address = yield* start({ limits: { now: () => clock } })
       const open = (n: number) =>
         Effect.promise(() =>
           Promise.all(Array.from({ length: n }, () =>
@@ -132,6 +135,7 @@ describe("HTTP transport limits", () => {
         )
       const sockets = yield* Effect.acquireRelease(open(64), (all) => Effect.sync(() => all.forEach((s) => s.destroy())))
       assert.strictEqual(sockets.length, 64)
+      clock += HttpTransport.defaultLimits.recycleGraceMs
       const status = yield* rawStatus(address.port, "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n")
       assert.include(status, "200")
       assert.strictEqual(sockets.filter((s) => s.destroyed || s.readyState !== "open").length, 1, "exactly one idle connection gave its slot")

@@ -18,10 +18,17 @@ import { type CatalogueDaemon, catalogueDaemon } from "./support.ts"
 const HEADERS_MS = 300
 const IDLE_MS = 600
 const SLOTS = 4
+const GRACE_MS = 1_000
+
+/** The transport's clock for the recycling grace: moved by the tests, never waited for. */
+let clockMs = 0
+const advance = (ms: number) => (clockMs += ms)
 
 let d: CatalogueDaemon
 beforeAll(async () => {
-  d = await catalogueDaemon({ limits: { maxConnections: SLOTS, headersTimeoutMs: HEADERS_MS, idleTimeoutMs: IDLE_MS } })
+  d = await catalogueDaemon({
+    limits: { maxConnections: SLOTS, headersTimeoutMs: HEADERS_MS, idleTimeoutMs: IDLE_MS, recycleGraceMs: GRACE_MS, now: () => clockMs }
+  })
 }, 30_000)
 afterAll(() => d.dispose())
 
@@ -90,6 +97,7 @@ describe("connection slots cannot be starved", () => {
   it("sockets that trickle header bytes on every slot do not keep a real client out", async () => {
     const tricklers = await Promise.all(Array.from({ length: SLOTS }, () => open()))
     for (const raw of tricklers) trickle(raw, `POST /mcp HTTP/1.1\r\n${host()}`)
+    advance(GRACE_MS)
     const reply = await toolsList()
     expect(reply.status).toBe(200)
     expect(reply.json.result.tools.length).toBeGreaterThan(0)
@@ -104,10 +112,35 @@ describe("connection slots cannot be starved", () => {
     }
     // Each got its answer and stays open, idle.
     await Promise.all(idle.map((raw) => new Promise<void>((resolve) => raw.socket.once("data", () => resolve()))))
+    advance(GRACE_MS)
     const reply = await toolsList()
     expect(reply.status).toBe(200)
     expect(idle.filter((raw) => raw.socket.destroyed).length).toBeGreaterThanOrEqual(1)
     for (const raw of idle) raw.socket.destroy()
+  }, 10_000)
+
+  it("a connection that has just opened, or just got its answer, keeps its slot: a newcomer gets 503, and their requests are answered", async () => {
+    const fresh = await Promise.all(Array.from({ length: SLOTS }, () => open()))
+    advance(GRACE_MS - 1)
+    const reply = await toolsList()
+    expect(reply.status).toBe(503)
+    expect(reply.json.error.code).toBe(-33000)
+    const body = JSON.stringify(modern("tools/list"))
+    for (const raw of fresh) {
+      raw.socket.write(`POST /mcp HTTP/1.1\r\n${host()}Content-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\nMcp-Method: tools/list\r\nAuthorization: Bearer ${d.token}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`)
+    }
+    const answers = await Promise.all(fresh.map((raw) => new Promise<string>((resolve) => raw.socket.once("data", (chunk) => resolve(chunk.toString("latin1"))))))
+    for (const answer of answers) expect(answer).toMatch(/^HTTP\/1\.1 200 /)
+    expect(fresh.filter((raw) => raw.socket.destroyed)).toHaveLength(0)
+    // Just answered: still within the grace, so still not recyclable.
+    expect((await toolsList()).status).toBe(503)
+    for (const raw of fresh) raw.socket.destroy()
+    let status = 0
+    for (let i = 0; i < 100 && status !== 200; i++) {
+      status = (await toolsList()).status
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    expect(status).toBe(200)
   }, 10_000)
 
   it("with every slot serving a request, a new connection gets a real 503 with -33000 and Retry-After, not a reset", async () => {
