@@ -69,6 +69,19 @@ const trickle = (raw: Raw, text: string) => {
   void raw.closed.then(() => clearInterval(timer))
 }
 
+/**
+ * After clients closed their connections, the status of a `tools/list` once the server has seen the
+ * closes and the slots serve again: retried a bounded number of times, 10 ms apart.
+ */
+const statusOnceSlotsFree = async () => {
+  let status = 0
+  for (let i = 0; i < 100 && status !== 200; i++) {
+    status = (await toolsList()).status
+    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  return status
+}
+
 describe("connection slots cannot be starved", () => {
   it("headers must complete within the header time-out: a trickler gets 408 and is closed", async () => {
     const raw = await open()
@@ -135,12 +148,7 @@ describe("connection slots cannot be starved", () => {
     // Just answered: still within the grace, so still not recyclable.
     expect((await toolsList()).status).toBe(503)
     for (const raw of fresh) raw.socket.destroy()
-    let status = 0
-    for (let i = 0; i < 100 && status !== 200; i++) {
-      status = (await toolsList()).status
-      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-    expect(status).toBe(200)
+    expect(await statusOnceSlotsFree()).toBe(200)
   }, 10_000)
 
   it("with every slot serving a request, a new connection gets a real 503 with -33000 and Retry-After, not a reset", async () => {
@@ -158,13 +166,7 @@ describe("connection slots cannot be starved", () => {
     expect(reply.json.error.code).toBe(-33000)
     expect(Number(reply.headers.get("retry-after"))).toBeGreaterThanOrEqual(1)
     for (const raw of busy) raw.socket.destroy()
-    // Once the server has seen the closes, the slots serve again (bounded retries).
-    let status = 0
-    for (let i = 0; i < 100 && status !== 200; i++) {
-      status = (await toolsList()).status
-      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 10))
-    }
-    expect(status).toBe(200)
+    expect(await statusOnceSlotsFree()).toBe(200)
   }, 10_000)
 })
 

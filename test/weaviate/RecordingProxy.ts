@@ -9,6 +9,7 @@ import * as http from "node:http"
 import * as https from "node:https"
 import type { AddressInfo } from "node:net"
 import type { Fault, RecordedRequest } from "./WeaviateServer.ts"
+import { makeRecorder } from "./Recorder.ts"
 
 export interface ProxyOptions {
   /** the server behind it, e.g. https://127.0.0.1:43211 */
@@ -31,13 +32,6 @@ export interface RecordingProxy {
   close(): Promise<void>
 }
 
-interface Waiter {
-  readonly predicate: (r: RecordedRequest) => boolean
-  readonly resolve: (r: RecordedRequest) => void
-  readonly reject: (e: Error) => void
-  readonly timer: NodeJS.Timeout
-}
-
 // Hop-by-hop headers are the proxy's own business (RFC 9110 §7.6.1).
 const HOP = new Set(["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te", "trailer"])
 
@@ -47,20 +41,8 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
   const agent = upstream.protocol === "https:"
     ? new https.Agent({ keepAlive: true, ...(upstreamCa !== undefined ? { ca: upstreamCa } : {}) })
     : new http.Agent({ keepAlive: true })
-  const records: Array<RecordedRequest> = []
-  let waiters: Array<Waiter> = []
-  let fault: { fault: Fault; prefix: string } = { fault: { kind: "none" }, prefix: "" }
-  const timers = new Set<NodeJS.Timeout>()
-
-  const notify = (r: RecordedRequest) => {
-    const matched = waiters.filter((w) => w.predicate(r))
-    if (matched.length === 0) return
-    waiters = waiters.filter((w) => !matched.includes(w))
-    for (const w of matched) {
-      clearTimeout(w.timer)
-      w.resolve(r)
-    }
-  }
+  const recorder = makeRecorder()
+  const { records, notify } = recorder
 
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1")
@@ -84,7 +66,6 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
       return record
     }
     let droppedByUs = false
-    let truncating = false
     let forwarded: http.ClientRequest | undefined
     res.on("finish", () => {
       const r = makeRecord()
@@ -102,7 +83,7 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
     req.on("end", () => {
       const r = makeRecord()
       notify(r)
-      const forward = () => {
+      const forward = (truncating: boolean) => {
         if (res.destroyed || res.writableEnded) return
         const out: Record<string, string> = {}
         for (const [k, v] of Object.entries(headers)) if (!HOP.has(k)) out[k] = v
@@ -138,28 +119,7 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
         })
         forwarded.end(body)
       }
-      const f = r.path.startsWith(fault.prefix) ? fault.fault : { kind: "none" as const }
-      switch (f.kind) {
-        case "none":
-          return forward()
-        case "truncate":
-          truncating = true
-          return forward()
-        case "hang":
-          return
-        case "drop":
-          droppedByUs = true
-          req.socket.destroy()
-          return
-        case "delay": {
-          const t = setTimeout(() => {
-            timers.delete(t)
-            forward()
-          }, f.ms)
-          timers.add(t)
-          return
-        }
-      }
+      recorder.underFault(r.path, req.socket, forward, () => (droppedByUs = true))
     })
   }
 
@@ -184,29 +144,11 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
     clearRequests: () => {
       records.length = 0
     },
-    setFault: (f, o) => {
-      fault = { fault: f, prefix: o?.pathPrefix ?? "" }
-    },
-    waitForRequest: (predicate, timeoutMs = 5_000) => {
-      const existing = records.find(predicate)
-      if (existing !== undefined) return Promise.resolve(existing)
-      return new Promise<RecordedRequest>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters = waiters.filter((w) => w.timer !== timer)
-          reject(new Error(`no matching request recorded within ${timeoutMs} ms`))
-        }, timeoutMs)
-        waiters.push({ predicate, resolve, reject, timer })
-      })
-    },
+    setFault: recorder.setFault,
+    waitForRequest: recorder.waitForRequest,
     close: () => {
       closed ??= new Promise<void>((resolve) => {
-        for (const t of timers) clearTimeout(t)
-        timers.clear()
-        for (const w of waiters) {
-          clearTimeout(w.timer)
-          w.reject(new Error("the recording proxy was closed"))
-        }
-        waiters = []
+        recorder.close("the recording proxy")
         server.close(() => resolve())
         server.closeAllConnections()
         agent.destroy()

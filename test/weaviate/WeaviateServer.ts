@@ -15,6 +15,7 @@ import { DEFAULT_LIMITS } from "./Query.ts"
 import { RestApi, WEAVIATE_VERSION } from "./Rest.ts"
 import { Store } from "./Store.ts"
 import { generateTls } from "./Tls.ts"
+import { makeRecorder } from "./Recorder.ts"
 
 export interface WeaviateTestOptions {
   /** default 0 (a free port); the host is always 127.0.0.1 */
@@ -74,13 +75,6 @@ export interface WeaviateTestInstance {
   close(): Promise<void>
 }
 
-interface Waiter {
-  readonly predicate: (r: RecordedRequest) => boolean
-  readonly resolve: (r: RecordedRequest) => void
-  readonly reject: (e: Error) => void
-  readonly timer: NodeJS.Timeout
-}
-
 const echoKey = (reply: HttpReply, key: string): HttpReply => {
   if (reply.body === undefined) return reply
   const suffix = ` (api key: ${key})`
@@ -131,20 +125,8 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
     hostname: () => `${scheme}://127.0.0.1:${port}`
   })
 
-  const records: Array<RecordedRequest> = []
-  let waiters: Array<Waiter> = []
-  let fault: { fault: Fault; prefix: string } = { fault: { kind: "none" }, prefix: "" }
-  const timers = new Set<NodeJS.Timeout>()
-
-  const notify = (r: RecordedRequest) => {
-    const matched = waiters.filter((w) => w.predicate(r))
-    if (matched.length === 0) return
-    waiters = waiters.filter((w) => !matched.includes(w))
-    for (const w of matched) {
-      clearTimeout(w.timer)
-      w.resolve(r)
-    }
-  }
+  const recorder = makeRecorder()
+  const { records, notify } = recorder
 
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://127.0.0.1")
@@ -168,7 +150,6 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
       return record
     }
     let droppedByUs = false
-    let truncate = false
     res.on("finish", () => {
       const r = makeRecord()
       r.completed = true
@@ -184,7 +165,7 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
     req.on("end", () => {
       const r = makeRecord()
       notify(r)
-      const respond = () => {
+      const respond = (truncate: boolean) => {
         if (res.destroyed || res.writableEnded) return
         let reply = api.handle({ method: r.method, path: r.path, query: url.searchParams, headers: r.headers, body: r.body })
         const key = bearerToken(r.headers["authorization"], url.searchParams)
@@ -200,28 +181,7 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
         }
         res.end(r.method === "HEAD" ? undefined : reply.body)
       }
-      const f = r.path.startsWith(fault.prefix) ? fault.fault : { kind: "none" as const }
-      switch (f.kind) {
-        case "none":
-          return respond()
-        case "truncate":
-          truncate = true
-          return respond()
-        case "hang":
-          return
-        case "drop":
-          droppedByUs = true
-          req.socket.destroy()
-          return
-        case "delay": {
-          const t = setTimeout(() => {
-            timers.delete(t)
-            respond()
-          }, f.ms)
-          timers.add(t)
-          return
-        }
-      }
+      recorder.underFault(r.path, req.socket, respond, () => (droppedByUs = true))
     })
   }
 
@@ -253,31 +213,13 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
       apiKeyEnabled = true
       apiKeys = [...keys]
     },
-    setFault: (f, o) => {
-      fault = { fault: f, prefix: o?.pathPrefix ?? "" }
-    },
-    waitForRequest: (predicate, timeoutMs = 5_000) => {
-      const existing = records.find(predicate)
-      if (existing !== undefined) return Promise.resolve(existing)
-      return new Promise<RecordedRequest>((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiters = waiters.filter((w) => w.timer !== timer)
-          reject(new Error(`no matching request recorded within ${timeoutMs} ms`))
-        }, timeoutMs)
-        waiters.push({ predicate, resolve, reject, timer })
-      })
-    },
+    setFault: recorder.setFault,
+    waitForRequest: recorder.waitForRequest,
     reset: () => store.reset(),
     resetAsync: async () => store.reset(),
     close: () => {
       closed ??= new Promise<void>((resolve) => {
-        for (const t of timers) clearTimeout(t)
-        timers.clear()
-        for (const w of waiters) {
-          clearTimeout(w.timer)
-          w.reject(new Error("the Weaviate test instance was closed"))
-        }
-        waiters = []
+        recorder.close("the Weaviate test instance")
         server.close(() => resolve())
         server.closeAllConnections()
       })
