@@ -2,13 +2,11 @@
  * The MCP Inspector's CLI (a real third-party client) over stdio through `weaviate-mcp bridge`,
  * against a real `weaviate-mcp serve` on 127.0.0.1.
  */
-import * as NodeChild from "node:child_process"
-import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Cli from "../support/Cli.ts"
+import * as Inspector from "../support/Inspector.ts"
 import * as TestHome from "../support/TestHome.ts"
 
-const INSPECTOR = NodePath.resolve(import.meta.dirname, "../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js")
 
 let home: string
 let daemon: Cli.Running
@@ -23,29 +21,8 @@ afterAll(async () => {
   await daemon?.exited
 })
 
-/** Runs the Inspector CLI with the bridge as its stdio server; its catalogue goes to a temp directory. */
-const inspect = (args: ReadonlyArray<string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const scratch = TestHome.tempDirSync("weaviate-mcp-inspector-home-")
-    const child = NodeChild.spawn(
-      process.execPath,
-      [INSPECTOR, "--cli", ...args, "--", process.execPath, Cli.BIN, "bridge", "--home", home],
-      { env: { ...process.env, HOME: scratch, MCP_CATALOG_PATH: NodePath.join(scratch, "mcp.json") }, stdio: "pipe" }
-    )
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`inspector timed out\n${stderr}`))
-    }, 30_000)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-    child.stdin.end()
-  })
+/** Runs the Inspector CLI with the bridge as its stdio server. */
+const inspect = (args: ReadonlyArray<string>) => Inspector.run([...args, "--", process.execPath, Cli.BIN, "bridge", "--home", home])
 
 describe("the MCP Inspector CLI over stdio through the bridge", () => {
   it("lists the tools", async () => {

@@ -14,8 +14,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
-import * as NodeChild from "node:child_process"
-import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { homeLayer } from "../../src/Cli/CommonOptions.ts"
 import * as Daemon from "../../src/Daemon/Daemon.ts"
@@ -23,6 +21,7 @@ import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { BoundAddress } from "../../src/Mcp/HttpTransport.ts"
 import { TokenStore } from "../../src/Mcp/TokenStore.ts"
 import { MODERN, modern, modernHeaders, send, validateDef, validateMessage } from "../Mcp/support/EndpointHarness.ts"
+import * as Inspector from "../support/Inspector.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
 import { loadSampleData } from "../weaviate/SampleData.ts"
@@ -92,29 +91,10 @@ const v2Client = async (token: string) => {
   return client
 }
 
-const INSPECTOR = NodePath.resolve(import.meta.dirname, "../../node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js")
 
 /** Runs the Inspector CLI (`mcp-inspector --cli`) over Streamable HTTP with the bearer token. */
 const inspector = (token: string, args: ReadonlyArray<string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = NodeChild.spawn(
-      process.execPath,
-      [INSPECTOR, "--cli", endpoint, "--transport", "http", "--header", `Authorization: Bearer ${token}`, ...args],
-      { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, MCP_CATALOG_PATH: NodePath.join(TestHome.tempDirSync("weaviate-mcp-inspector-"), "mcp.json") } }
-    )
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL")
-      reject(new Error(`the Inspector did not finish: ${args.join(" ")}\n${stderr}`))
-    }, 25_000)
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
+  Inspector.run([endpoint, "--transport", "http", "--header", `Authorization: Bearer ${token}`, ...args], 25_000)
 
 /** The Inspector's `--tool-arg key=value` pairs; non-string values as JSON. */
 const toolArgs = (args: Readonly<Record<string, unknown>>) =>
