@@ -42,56 +42,20 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
     ? new https.Agent({ keepAlive: true, ...(upstreamCa !== undefined ? { ca: upstreamCa } : {}) })
     : new http.Agent({ keepAlive: true })
   const recorder = makeRecorder()
-  const { records, notify } = recorder
+  const { records } = recorder
 
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1")
-    const chunks: Array<Buffer> = []
-    const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v
-    let record: RecordedRequest | undefined
-    const makeRecord = (): RecordedRequest => {
-      if (record === undefined) {
-        record = {
-          method: req.method ?? "GET",
-          path: url.pathname,
-          query: Object.fromEntries(url.searchParams.entries()),
-          headers,
-          body: Buffer.concat(chunks).toString("utf8"),
-          aborted: false,
-          completed: false
-        }
-        records.push(record)
-      }
-      return record
-    }
-    let droppedByUs = false
     let forwarded: http.ClientRequest | undefined
-    res.on("finish", () => {
-      const r = makeRecord()
-      r.completed = true
-      notify(r)
-    })
-    res.on("close", () => {
-      if (res.writableFinished || droppedByUs) return
-      forwarded?.destroy()
-      const r = makeRecord()
-      r.aborted = true
-      notify(r)
-    })
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => {
-      const r = makeRecord()
-      notify(r)
+    const tracked = recorder.track(req, res, (r, url) => {
       const forward = (truncating: boolean) => {
         if (res.destroyed || res.writableEnded) return
         const out: Record<string, string> = {}
-        for (const [k, v] of Object.entries(headers)) if (!HOP.has(k)) out[k] = v
+        for (const [k, v] of Object.entries(r.headers)) if (!HOP.has(k)) out[k] = v
         out["host"] = upstream.host
         if (options.defaultApiKey !== undefined && out["authorization"] === undefined) {
           out["authorization"] = `Bearer ${options.defaultApiKey}`
         }
-        const body = Buffer.concat(chunks)
+        const body = Buffer.from(r.body, "utf8")
         out["content-length"] = String(body.length)
         const target = new URL(`${url.pathname}${url.search}`, upstream)
         forwarded = (upstream.protocol === "https:" ? https : http).request(target, { method: r.method, headers: out, agent }, (up) => {
@@ -102,7 +66,7 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
             const parts: Array<Buffer> = []
             up.on("data", (c: Buffer) => parts.push(c))
             up.on("end", () => {
-              droppedByUs = true
+              tracked.drop()
               const all = Buffer.concat(parts)
               res.write(all.subarray(0, Math.floor(all.length / 2)), () => req.socket.destroy())
             })
@@ -119,8 +83,8 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
         })
         forwarded.end(body)
       }
-      recorder.underFault(r.path, req.socket, forward, () => (droppedByUs = true))
-    })
+      recorder.underFault(r.path, req.socket, forward, tracked.drop)
+    }, () => forwarded?.destroy())
   }
 
   const server: http.Server = options.tls === undefined

@@ -126,45 +126,10 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
   })
 
   const recorder = makeRecorder()
-  const { records, notify } = recorder
+  const { records } = recorder
 
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    const url = new URL(req.url ?? "/", "http://127.0.0.1")
-    const chunks: Array<Buffer> = []
-    let record: RecordedRequest | undefined
-    const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(", ") : v
-    const makeRecord = (): RecordedRequest => {
-      if (record === undefined) {
-        record = {
-          method: req.method ?? "GET",
-          path: url.pathname,
-          query: Object.fromEntries(url.searchParams.entries()),
-          headers,
-          body: Buffer.concat(chunks).toString("utf8"),
-          aborted: false,
-          completed: false
-        }
-        records.push(record)
-      }
-      return record
-    }
-    let droppedByUs = false
-    res.on("finish", () => {
-      const r = makeRecord()
-      r.completed = true
-      notify(r)
-    })
-    res.on("close", () => {
-      if (res.writableFinished || droppedByUs) return
-      const r = makeRecord()
-      r.aborted = true
-      notify(r)
-    })
-    req.on("data", (c: Buffer) => chunks.push(c))
-    req.on("end", () => {
-      const r = makeRecord()
-      notify(r)
+    const tracked = recorder.track(req, res, (r, url) => {
       const respond = (truncate: boolean) => {
         if (res.destroyed || res.writableEnded) return
         let reply = api.handle({ method: r.method, path: r.path, query: url.searchParams, headers: r.headers, body: r.body })
@@ -174,14 +139,14 @@ export const startWeaviate = async (options: WeaviateTestOptions = {}): Promise<
         h["content-length"] = reply.body === undefined ? 0 : Buffer.byteLength(reply.body)
         res.writeHead(reply.status, h)
         if (truncate && reply.body !== undefined) {
-          droppedByUs = true
+          tracked.drop()
           const bytes = Buffer.from(reply.body, "utf8")
           res.write(bytes.subarray(0, Math.floor(bytes.length / 2)), () => req.socket.destroy())
           return
         }
         res.end(r.method === "HEAD" ? undefined : reply.body)
       }
-      recorder.underFault(r.path, req.socket, respond, () => (droppedByUs = true))
+      recorder.underFault(r.path, req.socket, respond, tracked.drop)
     })
   }
 
