@@ -202,7 +202,10 @@ describe("activity, clients, pause and status on a running daemon", () => {
 
       // ----- tampering shows -----
       const lines = content.split("\n")
-      lines[4] = lines[4]!.replace(/"durationMs":[0-9.]+/, '"durationMs":0.1')
+      // A value it cannot already have (a fixed 0.1 left a call that took 0.1 ms unchanged).
+      const edited = lines[4]!.replace(/"durationMs":([0-9.]+)/, (_, ms: string) => `"durationMs":${Number(ms) + 1000}`)
+      assert.notStrictEqual(edited, lines[4])
+      lines[4] = edited
       NodeFs.writeFileSync(NodePath.join(home, "activity.log"), lines.join("\n"))
       const tampered = await cli("activity", "--verify")
       assert.strictEqual(tampered.code, 1)
