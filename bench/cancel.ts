@@ -121,7 +121,7 @@ const main = async () => {
       const p = metric === "p50" ? 50 : 99
       const o = percentile(ours, p)
       const b = percentile(baseline, p)
-      return { scenario: "cancel", metric, unit: "ms", ours: round(o), baseline: round(b), baselineName: "node:http", ratio: round(o / b) }
+      return { scenario: "cancel", metric, unit: "ms", ours: round(o), baseline: round(b), baselineName: "node:http", ratio: round(round(o) / round(b)) }
     })
     console.log(
       `cancel (notifications/cancelled → -33002, n=${ITERATIONS}): ` +

@@ -9,9 +9,11 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 
 const RESULTS = NodePath.resolve(import.meta.dirname, "../../bench/results.json")
-const SCENARIOS = ["tools/list", "execute_query", "browse", "cancel", "startup", "memory"]
+// The contract's scenarios and baselines, plus the comparison with Weaviate's own MCP server, which
+// adds the scenarios vector_search and insert_rows and the baseline weaviate-mcp-server.
+const SCENARIOS = ["tools/list", "execute_query", "browse", "cancel", "startup", "memory", "vector_search", "insert_rows"]
 const MEMBERS = ["baseline", "baselineName", "metric", "ours", "ratio", "scenario", "unit"]
-const BASELINES = ["sdk-v2", "node:http", "direct-graphql", "weaviate-ts-client"]
+const BASELINES = ["sdk-v2", "node:http", "direct-graphql", "weaviate-ts-client", "weaviate-mcp-server"]
 
 describe("Contract: bench/results.json", () => {
   it("bench/results.json is an array of {scenario, metric, unit, ours, baseline, baselineName, ratio}; scenario and baselineName among the README's; ratio = ours / baseline", () => {
@@ -31,9 +33,16 @@ describe("Contract: bench/results.json", () => {
     }
   })
 
-  it("bench/results.json holds the two benchmarks built so far: tools/list against node:http and the official SDK v2 server, and cancel p50/p99", () => {
+  it("bench/results.json holds every scenario of npm run bench, each against the baseline measured beside it", () => {
     const rows = JSON.parse(NodeFs.readFileSync(RESULTS, "utf8")) as Array<{ scenario: string; metric: string; baselineName: string }>
     assert.includeMembers(rows.filter((row) => row.scenario === "tools/list").map((row) => row.baselineName), ["node:http", "sdk-v2"])
     assert.includeMembers(rows.filter((row) => row.scenario === "cancel").map((row) => row.metric), ["p50", "p99"])
+    const baselineOf = (scenario: string) => rows.filter((row) => row.scenario === scenario).map((row) => row.baselineName)
+    assert.include(baselineOf("execute_query"), "direct-graphql")
+    assert.include(baselineOf("browse"), "weaviate-ts-client")
+    assert.include(baselineOf("startup"), "node:http")
+    assert.include(baselineOf("memory"), "node:http")
+    assert.include(baselineOf("vector_search"), "weaviate-mcp-server")
+    assert.include(baselineOf("insert_rows"), "weaviate-mcp-server")
   })
 })
