@@ -40,15 +40,18 @@ const modules = {
   },
   HeaderValidation: {
     mutate: () => ["src/Mcp/HeaderValidation.ts"],
-    tests: ["test/Mcp/HeaderValidation.test.ts"]
+    // The hostile-caller bounds (header count, search limits) are tested in the Stall suite.
+    tests: ["test/Mcp/HeaderValidation.test.ts", "test/Reliability/Stall.test.ts"]
   },
   RestConsole: {
     mutate: () => ["src/Driver/RestConsole.ts"],
-    tests: ["test/Driver/GraphqlEditorAndConsole.test.ts"]
+    // The canonical parsing and the destructive-route classification are tested in the bypass suite.
+    tests: ["test/Driver/RestConsole.test.ts", "test/Driver/GraphqlEditorAndConsole.test.ts", "test/Reliability/RestConsoleBypass.test.ts"]
   },
   Authenticator: {
     mutate: () => ["src/Mcp/Authenticator.ts"],
-    tests: ["test/Mcp/Authenticator.test.ts"]
+    // The lockout rules and RFC 6750 parsing over HTTP are tested in these two as well.
+    tests: ["test/Mcp/Authenticator.test.ts", "test/Mcp/AuthLockout.test.ts", "test/Reliability/SmallerHoles.test.ts"]
   },
   // The verify path only: token parsing, the digest and its constant-time comparison, `verify`.
   TokenStore: {
