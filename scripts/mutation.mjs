@@ -51,7 +51,7 @@ const modules = {
   Authenticator: {
     mutate: () => ["src/Mcp/Authenticator.ts"],
     // The lockout rules and RFC 6750 parsing over HTTP are tested in these two as well.
-    tests: ["test/Mcp/Authenticator.test.ts", "test/Mcp/AuthLockout.test.ts", "test/Reliability/SmallerHoles.test.ts"]
+    tests: ["test/Mcp/Authenticator.parse.test.ts", "test/Mcp/Authenticator.test.ts", "test/Mcp/AuthLockout.test.ts", "test/Reliability/SmallerHoles.test.ts"]
   },
   // The verify path only: token parsing, the digest and its constant-time comparison, `verify`.
   TokenStore: {
