@@ -41,7 +41,7 @@ const modules = {
   HeaderValidation: {
     mutate: () => ["src/Mcp/HeaderValidation.ts"],
     // The hostile-caller bounds (header count, search limits) are tested in the Stall suite.
-    tests: ["test/Mcp/HeaderValidation.test.ts", "test/Reliability/Stall.test.ts"]
+    tests: ["test/Mcp/HeaderValidation.unit.test.ts", "test/Mcp/HeaderValidation.test.ts", "test/Reliability/Stall.test.ts"]
   },
   RestConsole: {
     mutate: () => ["src/Driver/RestConsole.ts"],
