@@ -27,6 +27,8 @@ describe("header values", () => {
     expect(HeaderValidation.decodeValue(b64("héllo"))).toEqual(Either.right("héllo"))
     expect(HeaderValidation.decodeValue(`=?BASE64?${Buffer.from("x").toString("base64")}?=`)).toEqual(Either.right("x"))
     expect(HeaderValidation.decodeValue("=?base64?YQ==?=junk")).toEqual(Either.right("=?base64?YQ==?=junk"))
+    // Only a value that is wholly a wrapper is decoded: text before it makes it a literal.
+    expect(HeaderValidation.decodeValue("x=?base64?YQ==?=")).toEqual(Either.right("x=?base64?YQ==?="))
   })
 
   it("a control character, a malformed payload or a payload that is not UTF-8 is refused, each named", () => {
