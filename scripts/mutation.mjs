@@ -49,17 +49,17 @@ const modules = {
     tests: ["test/Driver/RestConsole.test.ts", "test/Driver/GraphqlEditorAndConsole.test.ts", "test/Reliability/RestConsoleBypass.test.ts"]
   },
   Authenticator: {
-    mutate: () => ["src/Mcp/Authenticator.ts"],
+    mutate: () => ["src/Auth/Authenticator.ts"],
     // The lockout rules and RFC 6750 parsing over HTTP are tested in these two as well.
-    tests: ["test/Mcp/Authenticator.parse.test.ts", "test/Mcp/Authenticator.test.ts", "test/Mcp/AuthLockout.test.ts", "test/Reliability/SmallerHoles.test.ts"]
+    tests: ["test/Auth/Authenticator.parse.test.ts", "test/Auth/Authenticator.test.ts", "test/Auth/AuthLockout.test.ts", "test/Reliability/SmallerHoles.test.ts"]
   },
   // The verify path only: token parsing, the digest and its constant-time comparison, `verify`.
   TokenStore: {
     mutate: () => [
-      linesOf("src/Mcp/TokenStore.ts", /^const TOKEN_PATTERN/, /^const DUMMY_DIGEST/),
-      linesOf("src/Mcp/TokenStore.ts", /const verify = /, /^\s+\}\)$/)
+      linesOf("src/Auth/TokenStore.ts", /^const TOKEN_PATTERN/, /^const DUMMY_DIGEST/),
+      linesOf("src/Auth/TokenStore.ts", /const verify = /, /^\s+\}\)$/)
     ],
-    tests: ["test/Mcp/TokenStore.test.ts", "test/Mcp/TokenStore.constantTime.test.ts"]
+    tests: ["test/Auth/TokenStore.test.ts", "test/Auth/TokenStore.constantTime.test.ts"]
   },
   FilterBuilder: {
     mutate: () => ["src/Driver/FilterBuilder.ts"],

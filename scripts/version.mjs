@@ -1,4 +1,4 @@
-// Writes src/Daemon/Version.ts from package.json, so the sources (and the compiled dist/) never import
+// Writes src/Base/Version.ts from package.json, so the sources (and the compiled dist/) never import
 // a file outside src/. Run by `build`, `prepare`, `pretest` and `pretypecheck`; the output is
 // committed, so a fresh clone typechecks before anything ran, and rewritten only when it changes.
 import { readFileSync, writeFileSync } from "node:fs"
@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url"
 
 const root = new URL("..", import.meta.url)
 const pkg = JSON.parse(readFileSync(new URL("package.json", root), "utf8"))
-const target = fileURLToPath(new URL("src/Daemon/Version.ts", root))
+const target = fileURLToPath(new URL("src/Base/Version.ts", root))
 
 const text = `/**
  * The package's name and version. Generated from package.json by scripts/version.mjs: do not edit.

@@ -23,7 +23,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as NodeFs from "node:fs/promises"
-import { Home } from "../Daemon/Home.ts"
+import { Home } from "../Base/Home.ts"
 import * as Line from "./ActivityLine.ts"
 
 /** @category constants */

@@ -1,14 +1,10 @@
 /**
- * The one point where the endpoint reports an MCP call: it begins when a request with an id has been
- * read, learns its principal once authenticated, and ends with the response (or the interruption)
- * the client gets. The same observation feeds the activity log, the connected clients and the
- * operational log line (`info`: one per request; `warn`: refusals and failed authentications).
- *
- * Without an observer (the default reference) the endpoint pays nothing: `begin` answers `undefined`.
+ * The daemon's observer of MCP calls (the endpoint's `Mcp/CallObserver` port): each observed call
+ * feeds the activity log, the connected clients and the operational log line (`info`: one per
+ * request; `warn`: refusals and failed authentications).
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -17,29 +13,11 @@ import * as Stream from "effect/Stream"
 import { META_CLIENT_INFO } from "../Schema/McpWire.ts"
 import * as Eras from "../Mcp/Eras.ts"
 import type * as HttpTransport from "../Mcp/HttpTransport.ts"
-import type { Principal } from "../Mcp/Principal.ts"
+import { CallObserver, type Observation, type Started } from "../Mcp/CallObserver.ts"
+import type { Principal } from "../Auth/Principal.ts"
 import { ActivityLog } from "./ActivityLog.ts"
 import * as Line from "./ActivityLine.ts"
 import { Clients } from "./Clients.ts"
-
-/** A call being observed. @category models */
-export interface Observation {
-  readonly authenticated: (principal: Principal) => void
-  readonly end: (response: Effect.Effect<HttpTransport.HttpResponse>) => Effect.Effect<HttpTransport.HttpResponse>
-}
-
-/** @category models */
-export interface Started {
-  readonly request: HttpTransport.HttpRequest
-  readonly method: string
-  readonly params: Readonly<Record<string, unknown>>
-  readonly meta: Readonly<Record<string, unknown>> | undefined
-}
-
-/** @category services */
-export class CallObserver extends Context.Reference<CallObserver>()("weaviate-mcp/CallObserver", {
-  defaultValue: (): { readonly begin: (started: Started) => Observation | undefined } => ({ begin: () => undefined })
-}) {}
 
 const isObject = (u: unknown): u is Readonly<Record<string, unknown>> => typeof u === "object" && u !== null && !Array.isArray(u)
 const str = (u: unknown): string | null => (typeof u === "string" ? u : null)

@@ -22,8 +22,8 @@ import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as Schema from "effect/Schema"
 import * as NodePath from "node:path"
-import { Home } from "../Daemon/Home.ts"
-import * as SecretFile from "../Daemon/SecretFile.ts"
+import { Home } from "../Base/Home.ts"
+import * as SecretFile from "../Base/SecretFile.ts"
 
 /** The state file, in the home. @category constants */
 export const STATE_FILE = "daemon-state.json"

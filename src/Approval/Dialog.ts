@@ -27,31 +27,9 @@ import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as NodeReadline from "node:readline"
-import { COLUMNS, contextLines, dialogParts, dialogText, oneLine, WINDOW, wrapProse } from "./DialogText.js"
+import { type DialogRequest, COLUMNS, contextLines, dialogParts, dialogText, oneLine, WINDOW, wrapProse } from "./DialogText.js"
 
 // ===== Models =====
-
-/**
- * One question to the user. `exec` commands receive exactly this object as JSON on stdin.
- *
- * @category models
- */
-export interface DialogRequest {
-  /** The window title: the server's words, naming the action. */
-  readonly title: string
-  /** The first line: the server's words, naming the action, the connection and the token. */
-  readonly message: string
-  /** The server's further sentences, shown after the client's labelled line. */
-  readonly detail?: string
-  /** The exact operation, verbatim (dialogs show at most 2,000 characters, with a marker). */
-  readonly statement: string
-  /** What the statement is, shown above it; "The operation, exactly as it will be sent" by default. */
-  readonly statementLabel?: string
-  readonly principalName: string
-  readonly connectionName: string
-  /** What the client calls itself (`clientInfo`); dialogs show it labelled, cleaned and capped. */
-  readonly clientName: string
-}
 
 /** @category models */
 export type DialogKind = "native" | "terminal" | "deny" | "exec"

@@ -17,7 +17,28 @@
  * @since 0.1.0
  */
 import { cutStatement, MAX_DESCRIPTION_LENGTH, truncationMarker } from "./ApprovalPayload.js"
-import type { DialogRequest } from "./Dialog.js"
+
+/**
+ * One question to the user. `exec` commands receive exactly this object as JSON on stdin.
+ *
+ * @category models
+ */
+export interface DialogRequest {
+  /** The window title: the server's words, naming the action. */
+  readonly title: string
+  /** The first line: the server's words, naming the action, the connection and the token. */
+  readonly message: string
+  /** The server's further sentences, shown after the client's labelled line. */
+  readonly detail?: string
+  /** The exact operation, verbatim (dialogs show at most 2,000 characters, with a marker). */
+  readonly statement: string
+  /** What the statement is, shown above it; "The operation, exactly as it will be sent" by default. */
+  readonly statementLabel?: string
+  readonly principalName: string
+  readonly connectionName: string
+  /** What the client calls itself (`clientInfo`); dialogs show it labelled, cleaned and capped. */
+  readonly clientName: string
+}
 
 // ===== Constants =====
 

@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as NodeChild from "node:child_process"
 import * as Bridge from "../Bridge/Bridge.ts"
 import * as DaemonLink from "../Bridge/DaemonLink.ts"
-import { resolveHomeDir, FileNames } from "../Daemon/Home.ts"
+import { resolveHomeDir, FileNames } from "../Base/Home.ts"
 import * as NodePath from "node:path"
 import * as CommonOptions from "./CommonOptions.ts"
 

@@ -6,7 +6,7 @@
 import * as Options from "@effect/cli/Options"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
-import { Home } from "../Daemon/Home.ts"
+import { Home } from "../Base/Home.ts"
 
 /** `--home DIR`: the support directory (else `WEAVIATE_MCP_HOME`, else the platform default). @category options */
 export const home = Options.directory("home").pipe(

@@ -25,25 +25,26 @@ import { InFlight } from "../Cancellation/InFlight.ts"
 import { ConnectionStore } from "../Driver/ConnectionStore.ts"
 import { Driver } from "../Driver/Driver.ts"
 import * as WeaviateHttp from "../Driver/WeaviateHttp.ts"
-import { Authenticator } from "../Mcp/Authenticator.ts"
-import { BridgeToken, type Options as BridgeTokenOptions } from "../Mcp/BridgeToken.ts"
+import { Authenticator } from "../Auth/Authenticator.ts"
+import { BridgeToken, type Options as BridgeTokenOptions } from "../Auth/BridgeToken.ts"
 import * as Catalogue from "../Mcp/Catalogue.ts"
-import { CompletionsLive } from "../Mcp/Completions/Completions.ts"
+import { CompletionsLive } from "../Catalogue/Completions/Completions.ts"
 import * as Endpoint from "../Mcp/Endpoint.ts"
 import * as Lifecycle from "../Mcp/Lifecycle.ts"
 import type * as HttpTransport from "../Mcp/HttpTransport.ts"
 import { LegacySessions } from "../Mcp/LegacySessions.ts"
-import { PromptsLive } from "../Mcp/Prompts/Prompts.ts"
-import { RateLimiter } from "../Mcp/RateLimiter.ts"
-import { ResourcesLive } from "../Mcp/Resources/Resources.ts"
-import * as ApprovalsLayer from "../Mcp/Tools/ApprovalsLayer.ts"
-import { ToolsLive } from "../Mcp/Tools/ToolsLive.ts"
-import { ensureDefaultToken, onRevocation, TokenStore, type Options as TokenStoreOptions } from "../Mcp/TokenStore.ts"
-import * as Handshake from "./Handshake.ts"
+import { PromptsLive } from "../Catalogue/Prompts/Prompts.ts"
+import { RateLimiter } from "../Auth/RateLimiter.ts"
+import { ResourcesLive } from "../Catalogue/Resources/Resources.ts"
+import * as ApprovalsLayer from "../Approval/ApprovalsLayer.ts"
+import { ToolsLive } from "../Catalogue/Tools/ToolsLive.ts"
+import { ensureDefaultToken, onRevocation, TokenStore, type Options as TokenStoreOptions } from "../Auth/TokenStore.ts"
 import * as HandshakeToken from "./HandshakeToken.ts"
-import type { Home } from "./Home.ts"
-import * as Redaction from "./Redaction.ts"
+import type { Home } from "../Base/Home.ts"
+import * as Redaction from "../Base/Redaction.ts"
 import * as Pause from "./Pause.ts"
+import { PauseSwitch } from "../Mcp/PauseSwitch.ts"
+import { ServerInstance } from "../Mcp/ServerInstance.ts"
 import * as Serve from "./Serve.ts"
 import * as Tracing from "../Tracing/Tracing.ts"
 import type { ServeSettings } from "./Settings.ts"
@@ -90,8 +91,8 @@ export interface DaemonOptions<R = never> {
   /** Where to listen; default: the configured port, else the default port or a free one. */
   readonly port: HttpTransport.ListenOptions["port"]
   readonly limits?: Partial<HttpTransport.Limits>
-  /** What serves the endpoint; default the fast `node:http` transport (see `Serve.Transport`). */
-  readonly transport?: Serve.Transport<R>
+  /** What serves the endpoint; default the fast `node:http` transport (see `HttpTransport.Transport`). */
+  readonly transport?: HttpTransport.Transport<R>
   readonly onListening?: (address: Context.Tag.Service<HttpTransport.BoundAddress>) => Effect.Effect<void>
   /**
    * First run (authentication on, empty token store): called once listening with the `default` token
@@ -118,7 +119,7 @@ export interface DaemonOptions<R = never> {
  */
 export const layer = <R = never>(
   options: DaemonOptions<R>
-): Layer.Layer<HttpTransport.BoundAddress | Handshake.ServerInstance | HttpTransport.HttpHandler, unknown, Home | R> => {
+): Layer.Layer<HttpTransport.BoundAddress | ServerInstance | HttpTransport.HttpHandler, unknown, Home | R> => {
   const { settings } = options
   const shared = Layer.mergeAll(
     TokenStore.layer(options.tokenStore),
@@ -137,7 +138,7 @@ export const layer = <R = never>(
   )
   // What AI clients did: the activity log, the clients seen, the pause switch; one observation per call.
   const activity = Layer.unwrapEffect(Effect.gen(function*() {
-    const instance = yield* Handshake.ServerInstance
+    const instance = yield* ServerInstance
     return Layer.mergeAll(
       CallObserver.layer.pipe(Layer.provideMerge(Layer.merge(ActivityLog.layer(options.activity), Clients.layer({ instanceId: instance.instanceId })))),
       // settings.json is followed like tokens.json (same fallback poll).
@@ -146,7 +147,7 @@ export const layer = <R = never>(
   }))
   const describe = Layer.effectDiscard(Effect.gen(function*() {
     const clients = yield* Clients
-    const pause = yield* Pause.PauseSwitch
+    const pause = yield* PauseSwitch
     clients.describe({ approvals: yield* resolvedApprovals(settings) })
     pause.changes((paused) => clients.describe({ paused }))
     yield* clients.writeNow
@@ -191,7 +192,7 @@ export const layer = <R = never>(
     Layer.provideMerge(endpoint),
     Layer.provide(HandshakeToken.layer),
     Layer.provide(shared),
-    Layer.provideMerge(Handshake.ServerInstance.layer),
+    Layer.provideMerge(ServerInstance.layer),
     Layer.provide(options.otlpTracesUrl === undefined ? Layer.empty : Tracing.layerOtlp(options.otlpTracesUrl))
   )
 }

@@ -8,14 +8,12 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { Home } from "./Home.ts"
-import * as SecretFile from "./SecretFile.ts"
+import { Home } from "../Base/Home.ts"
+import * as SecretFile from "../Base/SecretFile.ts"
 
 /** The modern protocol revision, named in the file. @category constants */
 export const PROTOCOL_VERSION = "2026-07-28"
@@ -166,16 +164,3 @@ export const removeIfOurs = Effect.fn("Handshake.removeIfOurs")(function*(instan
   if (current._tag === "Some" && current.value.instanceId !== instanceId) return
   yield* SecretFile.remove(home.path("handshake"))
 })
-
-/**
- * The running daemon's identity.
- *
- * @category services
- */
-export class ServerInstance extends Context.Tag("weaviate-mcp/ServerInstance")<ServerInstance, {
-  readonly instanceId: string
-  readonly startedAt: Date
-}>() {
-  static readonly layer = Layer.sync(ServerInstance, () =>
-    ServerInstance.of({ instanceId: crypto.randomUUID(), startedAt: new Date() }))
-}

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import { BridgeToken } from "../Mcp/BridgeToken.ts"
+import { BridgeToken } from "../Auth/BridgeToken.ts"
 import { HandshakeToken } from "./Serve.ts"
 
 const toHandshake = (credential: { readonly token: string; readonly expiresAt: number }) => ({

@@ -9,7 +9,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
-import * as Redaction from "./Redaction.ts"
+import * as Redaction from "../Base/Redaction.ts"
 
 /** @category schemas */
 export const LogFormat = Schema.Literal("text", "json")

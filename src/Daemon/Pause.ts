@@ -7,7 +7,6 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -15,24 +14,13 @@ import * as Queue from "effect/Queue"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { InFlight } from "../Cancellation/InFlight.ts"
-import { Home } from "./Home.ts"
+import { PauseSwitch } from "../Mcp/PauseSwitch.ts"
+import { Home } from "../Base/Home.ts"
 import * as Settings from "./Settings.ts"
-import * as SecretFile from "./SecretFile.ts"
+import * as SecretFile from "../Base/SecretFile.ts"
 
 /** The reason calls cancelled by a pause carry. @category constants */
 export const PAUSED = "AI access was paused"
-
-/**
- * Whether AI access is paused now; read by the endpoint on every request (default: never paused).
- *
- * @category services
- */
-export class PauseSwitch extends Context.Reference<PauseSwitch>()("weaviate-mcp/PauseSwitch", {
-  defaultValue: (): { readonly isPaused: () => boolean; readonly changes: (listener: (paused: boolean) => void) => void } => ({
-    isPaused: () => false,
-    changes: () => undefined
-  })
-}) {}
 
 /** Reads `paused` from settings.json (false when absent or unreadable). @category reading */
 export const readPaused = Effect.map(

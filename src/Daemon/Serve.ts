@@ -8,10 +8,9 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import type * as Scope from "effect/Scope"
 import * as HttpTransport from "../Mcp/HttpTransport.ts"
-import type { Lifecycle } from "../Mcp/Lifecycle.ts"
 import * as Handshake from "./Handshake.ts"
+import { ServerInstance } from "../Mcp/ServerInstance.ts"
 
 /**
  * The token the handshake file hands to the stdio bridge, and its rotations.
@@ -23,24 +22,12 @@ export class HandshakeToken extends Context.Tag("weaviate-mcp/HandshakeToken")<H
   readonly changes: Stream.Stream<{ readonly token: string; readonly expiresAt: Date }>
 }>() {}
 
-/**
- * What serves the endpoint: starts listening for the life of the scope and returns the bound
- * address. The default is the `node:http` transport (`HttpTransport.make`).
- *
- * @category models
- */
-export type Transport<R = never> = (options: HttpTransport.ListenOptions) => Effect.Effect<
-  Context.Tag.Service<HttpTransport.BoundAddress>,
-  unknown,
-  HttpTransport.HttpHandler | Lifecycle | Scope.Scope | R
->
-
 /** @category models */
 export interface ServeOptions<R = never> {
   readonly port: HttpTransport.ListenOptions["port"]
   readonly limits?: Partial<HttpTransport.Limits>
   /** What serves the endpoint; default `HttpTransport.make`, the fast `node:http` transport. */
-  readonly transport?: Transport<R>
+  readonly transport?: HttpTransport.Transport<R>
   /** Called once listening, e.g. to print the endpoint URL. */
   readonly onListening?: (address: Context.Tag.Service<HttpTransport.BoundAddress>) => Effect.Effect<void>
 }
@@ -54,10 +41,10 @@ export const make = Effect.fn("Serve.make")(function*<R = never>(options: ServeO
   yield* Handshake.acquireLock()
   // Added before the transport, so it runs after the transport has closed (finalizers run in reverse).
   yield* Effect.addFinalizer(() =>
-    Effect.flatMap(Handshake.ServerInstance, (instance) =>
+    Effect.flatMap(ServerInstance, (instance) =>
       Effect.logInfo("stopped").pipe(Effect.annotateLogs({ uptimeSeconds: Math.round((Date.now() - instance.startedAt.getTime()) / 1000) }))))
   const address = yield* (options.transport ?? HttpTransport.make)({ port: options.port, ...(options.limits ? { limits: options.limits } : {}) })
-  const instance = yield* Handshake.ServerInstance
+  const instance = yield* ServerInstance
   const tokens = yield* HandshakeToken
   const writeWith = (token: { readonly token: string; readonly expiresAt: Date }) =>
     Handshake.write(

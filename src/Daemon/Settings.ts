@@ -10,8 +10,8 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import { Home } from "./Home.ts"
-import * as SecretFile from "./SecretFile.ts"
+import { Home } from "../Base/Home.ts"
+import * as SecretFile from "../Base/SecretFile.ts"
 
 /** The default port, stable so that users paste one URL into their AI client once. @category constants */
 export const DEFAULT_PORT = 23518

@@ -17,8 +17,8 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as NodeCrypto from "node:crypto"
-import { Home } from "../Daemon/Home.ts"
-import { readJsonIfExists, SecretFileError, writeJsonAtomic } from "../Daemon/SecretFile.ts"
+import { Home } from "../Base/Home.ts"
+import { readJsonIfExists, SecretFileError, writeJsonAtomic } from "../Base/SecretFile.ts"
 import { Connection, ConnectionInput, ConnectionsFile } from "../Schema/Connection.ts"
 
 // ===== Errors =====

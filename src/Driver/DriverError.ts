@@ -6,7 +6,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import * as Redaction from "../Daemon/Redaction.ts"
+import * as Redaction from "../Base/Redaction.ts"
 
 /**
  * The key was rejected, or the node wants a key while Auth Method is `None`.

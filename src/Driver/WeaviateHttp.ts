@@ -37,7 +37,7 @@ import {
   scrubSecret,
   UnexpectedResponse
 } from "./DriverError.ts"
-import * as Redaction from "../Daemon/Redaction.ts"
+import * as Redaction from "../Base/Redaction.ts"
 import * as Tracing from "../Tracing/Tracing.ts"
 
 // ===== Models =====

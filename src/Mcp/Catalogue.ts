@@ -17,7 +17,7 @@ import type * as EffectScope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { InvalidParams, type McpError } from "../Schema/McpErrors.ts"
 import type { Scope } from "../Schema/Policy.ts"
-import type { CurrentPrincipal } from "./Principal.ts"
+import type { CurrentPrincipal } from "../Auth/Principal.ts"
 
 const invalid = (message: string) => new InvalidParams({ message })
 

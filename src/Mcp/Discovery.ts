@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import { NAME, VERSION } from "../Daemon/Version.ts"
+import { NAME, VERSION } from "../Base/Version.ts"
 import * as Eras from "./Eras.ts"
 
 /** @category constants */

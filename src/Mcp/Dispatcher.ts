@@ -20,7 +20,7 @@ import type { Scope } from "../Schema/Policy.ts"
 import * as CacheHints from "./CacheHints.ts"
 import * as Catalogue from "./Catalogue.ts"
 import type { Pagination } from "./Pagination.ts"
-import { hasScopes, insufficientScope, type Principal, scopesForMethod } from "./Principal.ts"
+import { hasScopes, insufficientScope, type Principal, scopesForMethod } from "../Auth/Principal.ts"
 
 /** A decoded, authenticated request of a catalogue method. @category models */
 export interface Call {

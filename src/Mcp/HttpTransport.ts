@@ -36,6 +36,7 @@ import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
+import type * as Scope from "effect/Scope"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as NodeHttp from "node:http"
@@ -689,3 +690,15 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
  */
 export const layer = (options: ListenOptions): Layer.Layer<BoundAddress, ListenError, HttpHandler | Lifecycle> =>
   Layer.scoped(BoundAddress, make(options))
+
+/**
+ * What serves the endpoint: starts listening for the life of the scope and returns the bound
+ * address. The default is the `node:http` transport (`make`).
+ *
+ * @category models
+ */
+export type Transport<R = never> = (options: ListenOptions) => Effect.Effect<
+  Context.Tag.Service<BoundAddress>,
+  unknown,
+  HttpHandler | Lifecycle | Scope.Scope | R
+>

@@ -21,7 +21,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type { Transport } from "../Daemon/Serve.ts"
 import * as HttpTransport from "./HttpTransport.ts"
 import { Lifecycle } from "./Lifecycle.ts"
 
@@ -89,13 +88,13 @@ export const handler: Effect.Effect<
 })
 
 /**
- * A `Serve.Transport` for a daemon whose endpoint is mounted in the host's own router (see the module
+ * An `HttpTransport.Transport` for a daemon whose endpoint is mounted in the host's own router (see the module
  * documentation): it starts nothing and reports the host server's address, for the handshake file and
  * the Host check.
  *
  * @category transports
  */
-export const mounted: Transport<HttpServer.HttpServer> = () =>
+export const mounted: HttpTransport.Transport<HttpServer.HttpServer> = () =>
   Effect.map(HttpServer.HttpServer, (server) => {
     const host = server.address._tag === "TcpAddress" ? server.address.hostname : "127.0.0.1"
     const port = portOf(server.address)
@@ -103,13 +102,13 @@ export const mounted: Transport<HttpServer.HttpServer> = () =>
   })
 
 /**
- * A `Serve.Transport` that serves the endpoint through an `@effect/platform` server of its own (for
+ * An `HttpTransport.Transport` that serves the endpoint through an `@effect/platform` server of its own (for
  * example `NodeHttpServer.layer(createServer, { host: "127.0.0.1", port: 0 })`) with one router
  * route. The server lives as long as the daemon.
  *
  * @category transports
  */
-export const transport = <E>(server: Layer.Layer<HttpServer.HttpServer, E>): Transport => () =>
+export const transport = <E>(server: Layer.Layer<HttpServer.HttpServer, E>): HttpTransport.Transport => () =>
   Effect.gen(function*() {
     const endpoint = yield* HttpTransport.HttpHandler
     const lifecycle = yield* Lifecycle

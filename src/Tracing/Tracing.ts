@@ -24,7 +24,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
-import { NAME, VERSION } from "../Daemon/Version.ts"
+import { NAME, VERSION } from "../Base/Version.ts"
 
 /**
  * Whether spans are exported: the endpoint adds its request spans only then.

@@ -4,7 +4,7 @@ import * as TestClock from "effect/TestClock"
 import * as NodeFs from "node:fs/promises"
 import * as Line from "../../src/Activity/ActivityLine.ts"
 import { ActivityLog } from "../../src/Activity/ActivityLog.ts"
-import { Home } from "../../src/Daemon/Home.ts"
+import { Home } from "../../src/Base/Home.ts"
 import * as TestHome from "../support/TestHome.ts"
 
 const call = (time: number, i: number): Line.Call => ({

@@ -7,10 +7,10 @@ import * as TestClock from "effect/TestClock"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as NodeStream from "node:stream"
+import type { DialogRequest } from "../../src/Approval/DialogText.js"
 import {
   Dialog,
   DialogConfigError,
-  type DialogRequest,
   KDIALOG_COLUMNS,
   type Environment,
   nativeCommand,

@@ -7,8 +7,8 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { FirstAccess } from "../../src/Approval/FirstAccess.ts"
-import * as ApprovalsLayer from "../../src/Mcp/Tools/ApprovalsLayer.ts"
-import { TokenStore } from "../../src/Mcp/TokenStore.ts"
+import * as ApprovalsLayer from "../../src/Approval/ApprovalsLayer.ts"
+import { TokenStore } from "../../src/Auth/TokenStore.ts"
 import * as TestHome from "../support/TestHome.ts"
 
 describe("first access and revocation", () => {

@@ -16,7 +16,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { currentEnvironment, Dialog, ZENITY_CHECKBOX } from "../../src/Approval/Dialog.js"
-import { type Harness, makeHarness, toolError, writesTo } from "../Tools/support.ts"
+import { type Harness, makeHarness, toolError, writesTo } from "../Catalogue/Tools/support.ts"
 import { sampleRequest } from "./support.js"
 
 const SCREEN = { width: 1024, height: 700 }

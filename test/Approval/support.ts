@@ -4,7 +4,8 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodeFs from "node:fs"
-import { Dialog, type DialogRequest, type DialogService } from "../../src/Approval/Dialog.js"
+import { Dialog, type DialogService } from "../../src/Approval/Dialog.js"
+import type { DialogRequest } from "../../src/Approval/DialogText.js"
 import * as TestHome from "../support/TestHome.ts"
 
 /** A real-time pause, independent of the TestClock (for polling outside processes). */

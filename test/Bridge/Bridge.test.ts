@@ -24,7 +24,7 @@ import { BoundAddress } from "../../src/Mcp/HttpTransport.ts"
 import * as Cli from "../support/Cli.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
-import { writesTo } from "../Tools/support.ts"
+import { writesTo } from "../Catalogue/Tools/support.ts"
 import { loadSampleData } from "../weaviate/SampleData.ts"
 import { startWeaviate, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 

@@ -15,13 +15,13 @@ import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
 import * as Catalogue from "../../src/Mcp/Catalogue.ts"
 import { BoundAddress } from "../../src/Mcp/HttpTransport.ts"
-import { TokenStore } from "../../src/Mcp/TokenStore.ts"
+import { TokenStore } from "../../src/Auth/TokenStore.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
 import { type RecordedRequest, WeaviateInstance, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import * as TestWeaviate from "../weaviate/TestWeaviate.ts"
 import { validateDef } from "../support/McpSchemas.ts"
-import type * as Serve from "../../src/Daemon/Serve.ts"
+import type * as HttpTransport from "../../src/Mcp/HttpTransport.ts"
 import { TRANSPORTS } from "../Mcp/support/EndpointHarness.ts"
 
 // ===== Official schema =====
@@ -96,7 +96,7 @@ class Endpoint extends Context.Tag("test/Endpoint")<Endpoint, {
 }>() {}
 
 /** Tokens are created before the daemon starts, so that it knows them from its first read of the file. */
-const daemonLayer = (auth: "tokens" | "off", transport?: Serve.Transport) =>
+const daemonLayer = (auth: "tokens" | "off", transport?: HttpTransport.Transport) =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const w = yield* WeaviateInstance
     const probe = Probe.of({ started: yield* Queue.unbounded<string | number>(), stopped: yield* Queue.unbounded<string | number>() })

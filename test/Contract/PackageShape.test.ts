@@ -7,7 +7,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
-import * as Version from "../../src/Daemon/Version.ts"
+import * as Version from "../../src/Base/Version.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
 const pkg = JSON.parse(NodeFs.readFileSync(NodePath.join(root, "package.json"), "utf8"))

@@ -7,10 +7,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
-import * as Redaction from "../../src/Daemon/Redaction.ts"
+import * as Redaction from "../../src/Base/Redaction.ts"
 import type { CallToolResult, Outcome } from "../../src/Mcp/Catalogue.ts"
-import * as ToolDefinition from "../../src/Mcp/Tools/ToolDefinition.ts"
-import * as ToolError from "../../src/Mcp/Tools/ToolError.ts"
+import * as ToolDefinition from "../../src/Catalogue/Tools/ToolDefinition.ts"
+import * as ToolError from "../../src/Catalogue/Tools/ToolError.ts"
 import { validateDef } from "../Mcp/support/EndpointHarness.ts"
 
 const CODES = ["invalid_argument", "not_connected", "not_found", "denied", "timeout", "unsupported", "query_failed", "user_cancelled", "internal_failure"]

@@ -4,7 +4,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Logging from "../../src/Daemon/Logging.ts"
-import * as Redaction from "../../src/Daemon/Redaction.ts"
+import * as Redaction from "../../src/Base/Redaction.ts"
 
 const capture = (format: Logging.LogFormat, level: Logging.LogLevelName, program: Effect.Effect<void>) =>
   Effect.gen(function*() {

@@ -7,7 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
-import * as HomeModule from "../../src/Daemon/Home.ts"
+import * as HomeModule from "../../src/Base/Home.ts"
 import * as Settings from "../../src/Daemon/Settings.ts"
 import * as TestHome from "../support/TestHome.ts"
 

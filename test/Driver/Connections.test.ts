@@ -9,7 +9,7 @@ import { Driver } from "../../src/Driver/Driver.ts"
 import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
 import { startWeaviate, type WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import { type DriverRuntime, failureOf, makeRuntime, tempHome } from "./support.ts"
-import * as Redaction from "../../src/Daemon/Redaction.ts"
+import * as Redaction from "../../src/Base/Redaction.ts"
 
 const add = (runtime: DriverRuntime, input: Record<string, unknown>) =>
   runtime.runPromise(Effect.flatMap(ConnectionStore, (s) => s.add(input as never)))

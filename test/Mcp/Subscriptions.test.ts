@@ -16,7 +16,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as Catalogue from "../../src/Mcp/Catalogue.ts"
-import { anonymous, CurrentPrincipal } from "../../src/Mcp/Principal.ts"
+import { anonymous, CurrentPrincipal } from "../../src/Auth/Principal.ts"
 import * as Subscriptions from "../../src/Mcp/Subscriptions.ts"
 import { InvalidParams } from "../../src/Schema/McpErrors.ts"
 

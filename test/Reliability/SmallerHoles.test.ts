@@ -8,7 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as NodeNet from "node:net"
-import { bearerToken } from "../../src/Mcp/Authenticator.ts"
+import { bearerToken } from "../../src/Auth/Authenticator.ts"
 import * as H from "../Mcp/support/EndpointHarness.ts"
 
 const wrongToken = "wmcp_0000000000000000_" + "x".repeat(43)

@@ -7,7 +7,7 @@ import * as Option from "effect/Option"
 import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { Home } from "../../src/Daemon/Home.ts"
+import { Home } from "../../src/Base/Home.ts"
 import * as NodeFsSync from "node:fs"
 import { afterAll } from "vitest"
 

@@ -12,16 +12,16 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import type { AccessLevel, Scope as TokenScope } from "../../../src/Schema/Policy.ts"
 import * as Daemon from "../../../src/Daemon/Daemon.ts"
-import { Home } from "../../../src/Daemon/Home.ts"
+import { Home } from "../../../src/Base/Home.ts"
 import type * as Settings from "../../../src/Daemon/Settings.ts"
 import * as Catalogue from "../../../src/Mcp/Catalogue.ts"
 import { BoundAddress } from "../../../src/Mcp/HttpTransport.ts"
 import * as McpHttpApp from "../../../src/Mcp/McpHttpApp.ts"
-import type * as Serve from "../../../src/Daemon/Serve.ts"
+import type * as HttpTransport from "../../../src/Mcp/HttpTransport.ts"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeHttp from "node:http"
-import { CurrentPrincipal } from "../../../src/Mcp/Principal.ts"
-import { TokenStore } from "../../../src/Mcp/TokenStore.ts"
+import { CurrentPrincipal } from "../../../src/Auth/Principal.ts"
+import { TokenStore } from "../../../src/Auth/TokenStore.ts"
 import { InvalidParams } from "../../../src/Schema/McpErrors.ts"
 import * as TestDaemon from "../../support/TestDaemon.ts"
 import * as TestHome from "../../support/TestHome.ts"
@@ -182,13 +182,13 @@ export const defaults: Partial<Settings.ServeSettings> = { rateLimit: 0, authLoc
  * `@effect/platform` node server whose `HttpRouter` mounts `McpHttpApp.handler`. The transport and era
  * contract tests run over both.
  */
-export const TRANSPORTS: ReadonlyArray<{ readonly name: string; readonly transport: Serve.Transport | undefined }> = [
+export const TRANSPORTS: ReadonlyArray<{ readonly name: string; readonly transport: HttpTransport.Transport | undefined }> = [
   { name: "node:http", transport: undefined },
   { name: "HttpRouter", transport: McpHttpApp.transport(NodeHttpServer.layer(() => NodeHttp.createServer(), { host: "127.0.0.1", port: 0 })) }
 ]
 
 /** A daemon with the test catalogue in the given home. */
-export const layerIn = (overrides: Partial<Settings.ServeSettings> = {}, transport?: Serve.Transport): Layer.Layer<Harness, unknown, Home> =>
+export const layerIn = (overrides: Partial<Settings.ServeSettings> = {}, transport?: HttpTransport.Transport): Layer.Layer<Harness, unknown, Home> =>
   Layer.unwrapScoped(Effect.gen(function*() {
     const settings = yield* TestDaemon.settings({ ...defaults, ...overrides })
     const signals: Signals = {
@@ -228,7 +228,7 @@ export const layerIn = (overrides: Partial<Settings.ServeSettings> = {}, transpo
   }))
 
 /** A daemon with the test catalogue in a fresh temporary home. */
-export const layer = (overrides: Partial<Settings.ServeSettings> = {}, transport?: Serve.Transport) =>
+export const layer = (overrides: Partial<Settings.ServeSettings> = {}, transport?: HttpTransport.Transport) =>
   layerIn(overrides, transport).pipe(Layer.provideMerge(TestHome.layer))
 
 // ===== Tokens =====

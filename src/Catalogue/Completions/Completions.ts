@@ -1,0 +1,114 @@
+/**
+ * `completion/complete` for the prompt arguments and the template variables of the four resource
+ * templates:
+ *
+ * - `connection_id`: the ids of the connections the principal may see whose id or name starts with
+ *   the value;
+ * - `table`: the collections of the connection named in `context.arguments.connection_id`;
+ * - `column` / `property` (prompt arguments): the properties of that connection's `table`.
+ *
+ * Matching is a case-insensitive prefix match; at most 100 values, with `total` and `hasMore`.
+ * A connection the principal may not see completes to nothing, as if it did not exist; an unknown
+ * prompt or a URI that is not one of the templates is `InvalidParams`. Completion does not ask for
+ * first access (it cannot answer `input_required`): like `resources/list`, it shows names only.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type { FirstAccess } from "../../Approval/FirstAccess.ts"
+import type * as CollectionSchema from "../../Driver/CollectionSchema.ts"
+import type { ConnectionStore } from "../../Driver/ConnectionStore.ts"
+import { Driver } from "../../Driver/Driver.ts"
+import type { Connection } from "../../Schema/Connection.ts"
+import { InvalidParams } from "../../Schema/McpErrors.ts"
+import { type Completion, Completions } from "../../Mcp/Catalogue.ts"
+import { descriptors as promptDescriptors, PROPERTY_ARGUMENTS } from "../Prompts/Prompts.ts"
+import * as ConnectionAccess from "../Resources/ConnectionAccess.ts"
+import * as ResourceUri from "../Resources/ResourceUri.ts"
+
+/** The most values one answer carries (MCP `CompleteResult`). @category constants */
+export const MAX_VALUES = 100
+
+/**
+ * The candidates that start with `prefix` (case-insensitive), in order, without duplicates, capped
+ * at 100.
+ *
+ * @category combinators
+ */
+export const completeFrom = (
+  candidates: ReadonlyArray<{ readonly value: string; readonly keys: ReadonlyArray<string> }>,
+  prefix: string
+): Completion => {
+  const needle = prefix.toLowerCase()
+  const matches = Array.from(
+    new Set(candidates.filter((c) => c.keys.some((k) => k.toLowerCase().startsWith(needle))).map((c) => c.value))
+  )
+  return { values: matches.slice(0, MAX_VALUES), total: matches.length, hasMore: matches.length > MAX_VALUES }
+}
+
+const none: Completion = { values: [], total: 0, hasMore: false }
+
+/** @category constructors */
+export const make = Effect.gen(function*() {
+  const driver = yield* Driver
+  const access = yield* ConnectionAccess.make
+
+  const visibleConnection = (idOrName: string | undefined) =>
+    Effect.gen(function*() {
+      if (idOrName === undefined) return undefined
+      const connections = yield* access.visible
+      return connections.find((c) => c.id === idOrName) ?? connections.find((c) => c.name === idOrName)
+    })
+
+  // A server that is down completes to nothing rather than failing the client's typing.
+  const collectionsOf = (connection: Connection) =>
+    driver.listCollections(connection.id).pipe(Effect.orElseSucceed((): ReadonlyArray<CollectionSchema.Collection> => []))
+
+  const argumentNames = (ref: { readonly type: "ref/prompt"; readonly name: string } | { readonly type: "ref/resource"; readonly uri: string }) => {
+    if (ref.type === "ref/prompt") {
+      const prompt = promptDescriptors.find((d) => d.name === ref.name)
+      return prompt === undefined
+        ? Effect.fail(new InvalidParams({ message: `Unknown prompt ${JSON.stringify(ref.name)}`, data: { name: ref.name } }))
+        : Effect.succeed(prompt.arguments.map((a) => a.name))
+    }
+    const variables = ResourceUri.templateVariables[ref.uri]
+    return variables === undefined
+      ? Effect.fail(
+        new InvalidParams({
+          message: `Not a resource template of this server: ${JSON.stringify(ref.uri)}`,
+          data: { uri: ref.uri }
+        })
+      )
+      : Effect.succeed(variables)
+  }
+
+  const complete = Effect.fn("Completions.complete")(function*(request: Parameters<Completions["Type"]["complete"]>[0]) {
+    const names = yield* argumentNames(request.ref)
+    const { name, value } = request.argument
+    if (!names.includes(name)) return none
+    if (name === "connection_id") {
+      const connections = yield* access.visible
+      return completeFrom(connections.map((c) => ({ value: c.id, keys: [c.id, c.name] })), value)
+    }
+    if (name !== "table" && !PROPERTY_ARGUMENTS.has(name)) return none
+    const connection = yield* visibleConnection(request.context["connection_id"])
+    if (connection === undefined) return none
+    const collections = yield* collectionsOf(connection)
+    if (name === "table") return completeFrom(collections.map((c) => ({ value: c.name, keys: [c.name] })), value)
+    const tableName = request.context["table"]
+    const collection = tableName === undefined
+      ? undefined
+      : collections.find((c) => c.name === tableName) ?? collections.find((c) => c.name.toLowerCase() === tableName.toLowerCase())
+    if (collection === undefined) return none
+    return completeFrom(collection.properties.map((p) => ({ value: p.name, keys: [p.name] })), value)
+  })
+
+  return Completions.of({ complete })
+})
+
+/** @category layers */
+export const layer: Layer.Layer<Completions, never, Driver | ConnectionStore | FirstAccess> = Layer.effect(Completions, make)
+
+/** @category layers */
+export const CompletionsLive = layer

@@ -1,0 +1,129 @@
+/**
+ * What every tool does before it touches a connection, in the contract's order: resolve the
+ * connection (`not_found` when no saved connection has that id or name), check the principal's
+ * allowlist and the connection's AI policy (`-33007`; a blocked connection is refused, never
+ * described), then first access (asked once per token and connection; may be `input_required`).
+ * A write then goes through the approval flow with the exact statement, and runs only on `Execute`.
+ *
+ * `client.elicitation` is true only for a modern request whose capabilities declare `elicitation`:
+ * legacy clients cannot answer `input_required`, so they always get the dialog.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { ApprovalFlow } from "../../Approval/ApprovalFlow.ts"
+import { FirstAccess } from "../../Approval/FirstAccess.ts"
+import { ConnectionStore } from "../../Driver/ConnectionStore.ts"
+import { Driver } from "../../Driver/Driver.ts"
+import type { Connection } from "../../Schema/Connection.ts"
+import { RequestContext } from "../../Mcp/Catalogue.ts"
+import * as Principal from "../../Auth/Principal.ts"
+import * as ToolError from "./ToolError.ts"
+
+/** The services the tools run on, captured when the `Tools` layer is built. @category models */
+export interface ToolEnv {
+  readonly driver: Driver["Type"]
+  readonly store: ConnectionStore["Type"]
+  readonly approvals: ApprovalFlow["Type"]
+  readonly firstAccess: FirstAccess["Type"]
+}
+
+/** @category constructors */
+export const makeEnv = Effect.all({
+  driver: Driver,
+  store: ConnectionStore,
+  approvals: ApprovalFlow,
+  firstAccess: FirstAccess
+})
+
+/**
+ * Who asks, as the approval dialogs and forms name it.
+ *
+ * @category accessors
+ */
+export const client = Effect.map(RequestContext, (context) => ({
+  name: Option.match(context.clientInfo, { onNone: () => "", onSome: (info) => info.title ?? info.name }),
+  elicitation: context.era === "modern" && Object.hasOwn(context.clientCapabilities, "elicitation")
+}))
+
+/** @category models */
+export interface Call {
+  /** The tool's name and its raw arguments (what a `requestState` is bound to). */
+  readonly tool: string
+  readonly arguments: Readonly<Record<string, unknown>>
+}
+
+/**
+ * Opens a connection for a tool call: resolve, permission, first access.
+ *
+ * @category combinators
+ */
+export const open = Effect.fn("ConnectionGate.open")(function*(
+  env: ToolEnv,
+  call: Call,
+  connectionId: string,
+  needed: "read" | "write"
+) {
+  const connection = yield* env.store.get(connectionId)
+  const principal = yield* Principal.CurrentPrincipal
+  yield* Principal.requireConnection(principal, connection, needed)
+  const context = yield* RequestContext
+  const who = yield* client
+  const outcome = yield* env.firstAccess.check({
+    principal: Principal.toFirstAccessPrincipal(principal),
+    client: who,
+    connection: { id: connection.id, name: connection.name },
+    method: "tools/call",
+    params: { name: call.tool, arguments: call.arguments },
+    requestState: Option.getOrUndefined(context.requestState),
+    inputResponses: Option.getOrUndefined(context.inputResponses)
+  })
+  if (outcome._tag === "InputRequired") {
+    return yield* new ToolError.InputNeeded({
+      inputRequests: outcome.payload.inputRequests,
+      requestState: outcome.payload.requestState
+    })
+  }
+  return connection
+})
+
+/**
+ * Asks for a write's approval. Succeeds only on `Execute` (with how it was approved); a form to show
+ * is `InputNeeded`; a refusal is the tool error `denied` or `user_cancelled`.
+ *
+ * @category combinators
+ */
+export const approve = Effect.fn("ConnectionGate.approve")(function*(
+  env: ToolEnv,
+  call: Call,
+  connection: Connection,
+  statement: string,
+  options: { readonly destructive?: boolean } = {}
+) {
+  const principal = yield* Principal.CurrentPrincipal
+  const context = yield* RequestContext
+  const outcome = yield* env.approvals.approve({
+    principal: Principal.toApprovalPrincipal(principal),
+    client: yield* client,
+    connection: { id: connection.id, name: connection.name, safeMode: connection.safeMode },
+    tool: { name: call.tool, arguments: call.arguments },
+    statement,
+    destructive: options.destructive ?? false,
+    requestState: Option.getOrUndefined(context.requestState),
+    inputResponses: Option.getOrUndefined(context.inputResponses)
+  })
+  switch (outcome._tag) {
+    case "Execute":
+      return outcome.approvedBy
+    case "InputRequired":
+      return yield* new ToolError.InputNeeded({
+        inputRequests: outcome.payload.inputRequests,
+        requestState: outcome.payload.requestState
+      })
+    case "Denied":
+      return yield* ToolError.fail("denied", outcome.reason)
+    case "UserCancelled":
+      return yield* ToolError.fail("user_cancelled", outcome.reason)
+  }
+})

@@ -1,0 +1,134 @@
+/**
+ * `confirm_destructive_operation`: drop a collection, delete all its rows, or delete the rows that
+ * match filters. Only a `fullAccess` token may call it (otherwise `-33007`, like a missing scope),
+ * `confirm` must repeat the table name exactly, and the user is asked on their machine every time,
+ * even after the client's form was accepted (the approval flow's destructive rule).
+ *
+ * Deletes go through `DELETE /v1/batch/objects`; Weaviate deletes at most `QUERY_MAXIMUM_RESULTS`
+ * objects per call, so the same approved statement is repeated until a call deletes fewer than the
+ * limit (bounded), and the total is reported.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as FilterBuilder from "../../Driver/FilterBuilder.ts"
+import { Forbidden } from "../../Schema/McpErrors.ts"
+import * as Principal from "../../Auth/Principal.ts"
+import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
+import { ConnectionId, Filters, Table, Tenant, toDriverFilters } from "./Parameters.ts"
+import * as TextTable from "./TextTable.ts"
+import * as ToolDefinition from "./ToolDefinition.ts"
+import * as ToolError from "./ToolError.ts"
+
+const Operation = Schema.Literal("drop_table", "delete_all_rows", "delete_where")
+
+/** Most batch-delete calls one operation makes (each deletes up to the database's result limit). */
+const MAX_ROUNDS = 1000
+
+const NIL_UUID = "00000000-0000-0000-0000-000000000000"
+
+/**
+ * Matches every object. Batch deletes require a `where`; a tautology on the id is the one filter
+ * every collection accepts (no index flags needed), where a wildcard `Like` on the id is not matched
+ * the same way by every server.
+ */
+const EVERY_OBJECT = {
+  operator: "Or",
+  operands: [
+    { path: ["id"], operator: "Equal", valueText: NIL_UUID },
+    { path: ["id"], operator: "NotEqual", valueText: NIL_UUID }
+  ]
+}
+
+/** @category tools */
+export const confirmDestructiveOperation = (env: ToolEnv) =>
+  ToolDefinition.make({
+    name: "confirm_destructive_operation",
+    title: "Destructive operation (asks the user)",
+    description: "Drops a collection (drop_table), deletes all its rows (delete_all_rows) or the rows matching filters " +
+      "(delete_where). Needs a fullAccess token; confirm must repeat the table name exactly; the user is asked on their " +
+      "machine every time and may refuse. This cannot be undone.",
+    input: Schema.Struct({
+      connection_id: ConnectionId,
+      operation: Operation.annotations({ description: "drop_table, delete_all_rows or delete_where." }),
+      table: Table,
+      filters: Schema.optional(Filters.annotations({ description: "delete_where only: the rows to delete (at least one filter)." })),
+      confirm: Schema.String.annotations({ description: "The table name typed again, exactly, to show intent." }),
+      tenant: Schema.optional(Tenant)
+    }),
+    output: Schema.Struct({
+      operation: Operation,
+      table: Schema.String,
+      dropped: Schema.optional(Schema.Boolean),
+      deleted: Schema.optional(Schema.Number),
+      approvedBy: Schema.String
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    // `admin` comes only with fullAccess, so `tools/list` shows the tool to the tokens that may call it.
+    scopes: ["tools:write", "admin"],
+    run: (input, raw) =>
+      Effect.gen(function*() {
+        if (input.confirm !== input.table) {
+          return yield* ToolError.fail("invalid_argument", `confirm must repeat the table name exactly: ${JSON.stringify(input.table)}`)
+        }
+        const filters = toDriverFilters(input.filters)
+        if (input.operation === "delete_where" && filters.length === 0) {
+          return yield* ToolError.fail("invalid_argument", "delete_where needs at least one filter (delete_all_rows deletes every row)")
+        }
+        if (input.operation !== "delete_where" && filters.length > 0) {
+          return yield* ToolError.fail("invalid_argument", `${input.operation} takes no filters; use delete_where`)
+        }
+        const principal = yield* Principal.CurrentPrincipal
+        if (!Principal.isFullAccess(principal) || Principal.isAnonymous(principal)) {
+          return yield* new Forbidden({
+            message: "confirm_destructive_operation requires a fullAccess token",
+            data: { required: "fullAccess", access: principal.access }
+          })
+        }
+        const call = { tool: "confirm_destructive_operation", arguments: raw }
+        const connection = yield* open(env, call, input.connection_id, "write")
+        const { collection } = yield* env.driver.describe(connection.id, input.table)
+        const tenantQuery = input.tenant !== undefined ? `?tenant=${encodeURIComponent(input.tenant)}` : ""
+        if (input.operation === "drop_table") {
+          const path = `/v1/schema/${encodeURIComponent(collection.name)}`
+          const approvedBy = yield* approve(env, call, connection, `DELETE ${path}`, { destructive: true })
+          const http = yield* env.driver.http(connection.id)
+          yield* http.requestOk({ method: "DELETE", path })
+          return ToolDefinition.ok(
+            { operation: input.operation, table: collection.name, dropped: true, approvedBy },
+            `Dropped the collection ${collection.name} and all its rows.`
+          )
+        }
+        const where = input.operation === "delete_all_rows"
+          ? EVERY_OBJECT
+          : FilterBuilder.toRestWhere((yield* FilterBuilder.buildWhere(collection, filters))!)
+        const body = { match: { class: collection.name, where }, output: "minimal" }
+        const approvedBy = yield* approve(
+          env,
+          call,
+          connection,
+          `DELETE /v1/batch/objects${tenantQuery}\n${JSON.stringify(body)}`,
+          { destructive: true }
+        )
+        const http = yield* env.driver.http(connection.id)
+        let deleted = 0
+        for (let round = 0; round < MAX_ROUNDS; round++) {
+          const response = yield* http.requestOk({
+            method: "DELETE",
+            path: "/v1/batch/objects",
+            query: { tenant: input.tenant },
+            body: { json: body }
+          })
+          const results = (response.json as { results?: { successful?: unknown; limit?: unknown } } | undefined)?.results
+          const successful = typeof results?.successful === "number" ? results.successful : 0
+          const limit = typeof results?.limit === "number" ? results.limit : Number.POSITIVE_INFINITY
+          deleted += successful
+          if (successful === 0 || successful < limit) break
+        }
+        return ToolDefinition.ok(
+          { operation: input.operation, table: collection.name, deleted, approvedBy },
+          `Deleted ${TextTable.count(deleted, "row")} from ${collection.name}${input.operation === "delete_where" ? " matching the filters" : ""}.`
+        )
+      })
+  })

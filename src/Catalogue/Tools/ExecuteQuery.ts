@@ -1,0 +1,205 @@
+/**
+ * `execute_query`: one statement, either a read-only GraphQL operation or one REST console line
+ * (`<METHOD> <path> [body]`), at most 100 KB.
+ *
+ * - A console line that writes needs the `tools:write` scope and write permission on the connection,
+ *   and runs only after the approval flow says `Execute`, exactly once; the statement shown is the
+ *   canonical request (dot segments resolved, see `RestConsole.parse`) with its body, and exactly
+ *   that is sent.
+ * - Dropping a collection (`DELETE /v1/schema/{C}`) and batch deletes by filter
+ *   (`DELETE /v1/batch/objects`) are refused with `unsupported`, naming
+ *   `confirm_destructive_operation`, before anyone is asked.
+ * - `max_rows` cuts grids (and REST lists) with a marker; `timeout_seconds` bounds the database call
+ *   and ends the request with `-33003` (decision 7), stopping the call.
+ * - Progress is reported at 0.0 (received), 0.3 (sent to the database) and 1.0 (answered).
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { withStatementTimeout } from "../../Cancellation/Deadline.ts"
+import * as GraphqlEditor from "../../Driver/GraphqlEditor.ts"
+import * as RestConsole from "../../Driver/RestConsole.ts"
+import { serverMessage } from "../../Driver/WeaviateHttp.ts"
+import { RequestContext } from "../../Mcp/Catalogue.ts"
+import * as Principal from "../../Auth/Principal.ts"
+import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
+import { ConnectionId, intBetween, Row, Tenant } from "./Parameters.ts"
+import * as TextTable from "./TextTable.ts"
+import * as ToolDefinition from "./ToolDefinition.ts"
+import * as ToolError from "./ToolError.ts"
+
+/** Longest statement, in UTF-8 bytes. @category constants */
+export const MAX_STATEMENT_BYTES = 100 * 1024
+
+const REST_LINE = /^\s*(GET|HEAD|POST|PUT|PATCH|DELETE)\s+\S/i
+
+const GridTable = Schema.Struct({
+  collection: Schema.String,
+  columns: Schema.Array(Schema.String),
+  rows: Schema.Array(Row),
+  totalRows: Schema.Number,
+  truncated: Schema.Boolean
+})
+
+const Output = Schema.Struct({
+  kind: Schema.Literal("graphql", "rest"),
+  maxRows: Schema.Number,
+  truncated: Schema.Boolean,
+  tables: Schema.optional(Schema.Array(GridTable)),
+  data: Schema.optional(Schema.Unknown),
+  errors: Schema.optional(Schema.Array(Schema.String)),
+  request: Schema.optional(Schema.Struct({ method: Schema.String, path: Schema.String })),
+  status: Schema.optional(Schema.Number),
+  body: Schema.optional(Schema.Unknown),
+  approvedBy: Schema.optional(Schema.String)
+})
+
+const destructiveRefusal = (kind: "drop_table" | "delete_where", collection: string | undefined) =>
+  ToolError.fail(
+    "unsupported",
+    `execute_query does not run ${kind === "drop_table" ? "collection deletion" : "batch deletes by filter"}; use ` +
+      `confirm_destructive_operation with operation ${kind === "drop_table" ? "drop_table" : "delete_where (or delete_all_rows)"}` +
+      `${collection !== undefined ? ` and table ${JSON.stringify(collection)}` : ""}, which asks the user`
+  )
+
+const restFailure = (status: number, text: string, json: unknown) => {
+  const message = `HTTP ${status}: ${serverMessage({ status, text, json })}`
+  return status === 404
+    ? ToolError.fail("not_found", message)
+    : status === 408 || status === 504 || /deadline exceeded/i.test(message)
+    ? ToolError.fail("timeout", message)
+    : ToolError.fail("query_failed", message)
+}
+
+/** A list inside a REST body cut to `max` items: the body itself, or its `objects`. */
+const cutBody = (json: unknown, max: number): { body: unknown; truncated: boolean; shown: number; total: number } | undefined => {
+  if (Array.isArray(json)) return { body: json.slice(0, max), truncated: json.length > max, shown: Math.min(max, json.length), total: json.length }
+  if (typeof json === "object" && json !== null && Array.isArray((json as { objects?: unknown }).objects)) {
+    const objects = (json as { objects: Array<unknown> }).objects
+    return {
+      body: { ...json, objects: objects.slice(0, max) },
+      truncated: objects.length > max,
+      shown: Math.min(max, objects.length),
+      total: objects.length
+    }
+  }
+  return undefined
+}
+
+/** @category tools */
+export const executeQuery = (env: ToolEnv) =>
+  ToolDefinition.make({
+    name: "execute_query",
+    title: "Execute a query",
+    description: "Runs one statement on a connection: a read-only GraphQL query (e.g. { Get { Article(limit: 5) " +
+      "{ title } } } or an Aggregate) or one REST console line \"<METHOD> <path> [JSON body]\" (e.g. GET /v1/nodes). " +
+      "Call describe_table first to learn the property names. REST writes (POST, PUT, PATCH, DELETE) need write access " +
+      "and the user's approval; deleting a collection or deleting by filter is refused here: use " +
+      "confirm_destructive_operation. At most 100 KB; max_rows cuts long results; timeout_seconds bounds the call.",
+    input: Schema.Struct({
+      connection_id: ConnectionId,
+      query: Schema.String.pipe(Schema.minLength(1)).annotations({
+        description: "One GraphQL query, or one REST line: METHOD /path, then an optional JSON body (same line or below)."
+      }),
+      max_rows: Schema.optional(intBetween(1, 10_000).annotations({ description: "Rows to return at most (default 100)." })),
+      timeout_seconds: Schema.optional(intBetween(1, 330).annotations({
+        description: "Give up after this many seconds (default 60); the call then ends with a time-out error."
+      })),
+      tenant: Schema.optional(Tenant.annotations({ description: "GraphQL only: the tenant for every collection of the query." }))
+    }),
+    output: Output,
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    unmirrored: ["query"],
+    run: (input, raw) =>
+      Effect.gen(function*() {
+        const context = yield* RequestContext
+        yield* context.progress(0, "statement received")
+        const bytes = Buffer.byteLength(input.query, "utf8")
+        if (bytes > MAX_STATEMENT_BYTES) {
+          return yield* ToolError.fail(
+            "invalid_argument",
+            `the statement is ${bytes.toLocaleString("en-US")} bytes; at most 100 KB (102,400 bytes) is accepted`
+          )
+        }
+        const call = { tool: "execute_query", arguments: raw }
+        const connection = yield* open(env, call, input.connection_id, "read")
+        const maxRows = input.max_rows ?? 100
+        const bounded = withStatementTimeout(input.timeout_seconds ?? 60)
+
+        if (!REST_LINE.test(input.query)) {
+          yield* GraphqlEditor.validate(input.query)
+          yield* context.progress(0.3, `running the GraphQL query on ${connection.name}`)
+          const result = yield* bounded(env.driver.graphql(connection.id, input.query, { tenant: input.tenant }))
+          yield* context.progress(1, "done")
+          const errors = result.errors.map((e) => e.message)
+          if (result.kind === "json") {
+            if (errors.length > 0 && (result.data === null || result.data === undefined)) {
+              return yield* ToolError.fail("query_failed", errors.join("; "))
+            }
+            const text = `${result.json}${errors.length > 0 ? `\nerrors: ${errors.join("; ")}` : ""}`
+            return ToolDefinition.ok({ kind: "graphql" as const, maxRows, truncated: false, data: result.data, errors }, text)
+          }
+          if (errors.length > 0 && result.tables.every((t) => t.rows.length === 0)) {
+            return yield* ToolError.fail("query_failed", errors.join("; "))
+          }
+          const tables = result.tables.map((t) => ({
+            collection: t.collection,
+            columns: t.columns,
+            rows: t.rows.slice(0, maxRows),
+            totalRows: t.rows.length,
+            truncated: t.rows.length > maxRows
+          }))
+          const text = tables.map((t) =>
+            [
+              `${t.collection}:`,
+              TextTable.render(t.columns, t.rows),
+              ...(t.truncated ? [TextTable.truncationMarker(t.rows.length, t.totalRows)] : [])
+            ].join("\n")
+          ).concat(errors.length > 0 ? [`errors: ${errors.join("; ")}`] : []).join("\n\n")
+          return ToolDefinition.ok(
+            { kind: "graphql" as const, maxRows, truncated: tables.some((t) => t.truncated), tables, errors },
+            text
+          )
+        }
+
+        if (input.tenant !== undefined) {
+          return yield* ToolError.fail("invalid_argument", "tenant applies to GraphQL; add ?tenant=NAME to the REST path")
+        }
+        // Parsed once: the canonical request is what is classified, shown for approval and sent.
+        const request = yield* RestConsole.parse(input.query)
+        const statement = RestConsole.format(request)
+        const classification = RestConsole.classify(request)
+        if (classification.destructive !== undefined) {
+          return yield* destructiveRefusal(classification.destructive, classification.collection)
+        }
+        let approvedBy: string | undefined
+        if (classification.isWrite) {
+          const principal = yield* Principal.CurrentPrincipal
+          yield* Principal.requireScopes(principal, ["tools:read", "tools:write"])
+          yield* Principal.requireConnection(principal, connection, "write")
+          approvedBy = yield* approve(env, call, connection, statement)
+        }
+        yield* context.progress(0.3, `sending ${request.method} ${request.path} to ${connection.name}`)
+        const response = yield* bounded(env.driver.rest(connection.id, statement))
+        yield* context.progress(1, "done")
+        if (!response.ok) return yield* restFailure(response.status, response.text, response.json)
+        const cut = response.json === undefined ? undefined : cutBody(response.json, maxRows)
+        const body = cut?.body ?? response.json ?? response.text
+        const truncated = cut?.truncated ?? false
+        const text = [
+          `${request.method} ${request.path} → HTTP ${response.status}`,
+          typeof body === "string" ? body : JSON.stringify(body, null, 2),
+          ...(truncated && cut !== undefined ? [TextTable.truncationMarker(cut.shown, cut.total)] : [])
+        ].join("\n")
+        return ToolDefinition.ok({
+          kind: "rest" as const,
+          maxRows,
+          truncated,
+          request: { method: request.method, path: request.path },
+          status: response.status,
+          body,
+          ...(approvedBy !== undefined ? { approvedBy } : {})
+        }, text)
+      })
+  })

@@ -1,0 +1,185 @@
+/**
+ * How one tool is declared: its input and output as Effect Schemas (the descriptor's `inputSchema`
+ * and `outputSchema` are generated from them), its annotations and scopes, and a handler that works
+ * on decoded input. The wrapper turns everything a handler can end with into the contract's shapes:
+ * arguments that do not decode, driver errors and `ToolFailure`s become `isError` results; protocol
+ * errors (`Forbidden`, `InvalidParams` of a bad `requestState`, `RequestTimeout`) pass through to the
+ * core; `InputNeeded` becomes `input_required`.
+ *
+ * Decision: arguments a model can fix are the tool error `invalid_argument`, not `-32602`; the
+ * contract reserves protocol errors for the envelope, and the official specification asks for input
+ * validation errors as tool results so that the model can correct itself.
+ *
+ * Every top-level string, integer or boolean parameter carries `x-mcp-header` equal to its own name
+ * (decision 3), except free text that may exceed the 16 KB header limit (a tool lists those in
+ * `unmirrored`). Numbers are never mirrored: the official rule allows the extension on string,
+ * integer and boolean only.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as JSONSchema from "effect/JSONSchema"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import * as Redaction from "../../Base/Redaction.ts"
+import type { CollectionNotFound, FilterRefused, RequestError, StatementRefused } from "../../Driver/DriverError.ts"
+import type { LookupError } from "../../Driver/Driver.ts"
+import { isMcpError, type McpError } from "../../Schema/McpErrors.ts"
+import type { Scope } from "../../Schema/Policy.ts"
+import { type CallToolResult, complete, type HandlerContext, inputRequired, type Outcome, type Tool } from "../../Mcp/Catalogue.ts"
+import * as ToolError from "./ToolError.ts"
+
+/** @category models */
+export interface Annotations {
+  readonly readOnlyHint: boolean
+  readonly destructiveHint: boolean
+  readonly idempotentHint: boolean
+  readonly openWorldHint?: boolean
+}
+
+/** Every error a handler may end with. @category models */
+export type HandlerError =
+  | McpError
+  | ToolError.ToolFailure
+  | ToolError.InputNeeded
+  | LookupError
+  | RequestError
+  | CollectionNotFound
+  | FilterRefused
+  | StatementRefused
+
+/** @category models */
+export interface Definition<I, IE, O, OE> {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly input: Schema.Schema<I, IE>
+  readonly output: Schema.Schema<O, OE>
+  readonly annotations: Annotations
+  /** Scopes beyond `tools:read`. */
+  readonly scopes?: ReadonlyArray<Scope>
+  /** Scalar parameters not mirrored into `Mcp-Param-*` headers (long free text). */
+  readonly unmirrored?: ReadonlyArray<string>
+  readonly run: (input: I, raw: Readonly<Record<string, unknown>>) => Effect.Effect<Outcome<CallToolResult>, HandlerError, HandlerContext>
+}
+
+type JsonObject = Record<string, unknown>
+
+/**
+ * The JSON Schema types that may carry `x-mcp-header` (the 2026-07-28 Streamable HTTP "Schema
+ * Extension"): `number` is not one of them, and the v2 client drops a tool that declares it on
+ * anything else. The type must be explicit on the property itself.
+ *
+ * @category descriptors
+ */
+export const HEADER_TYPES: ReadonlySet<string> = new Set(["string", "integer", "boolean"])
+
+const isHeaderScalar = (schema: JsonObject): boolean => typeof schema.type === "string" && HEADER_TYPES.has(schema.type)
+
+/**
+ * Removes what Effect adds for its own bookkeeping: `$id` (the same `/schemas/unknown` on every
+ * `Unknown`, which validators reject as a duplicate) and generated `title`s (`minLength(1)`).
+ */
+const clean = (schema: unknown): void => {
+  if (typeof schema !== "object" || schema === null) return
+  const node = schema as JsonObject
+  delete node.$id
+  delete node.title
+  for (const key of ["items", "additionalProperties", "not"]) clean(node[key])
+  for (const key of ["anyOf", "oneOf", "allOf", "prefixItems"]) {
+    if (Array.isArray(node[key])) for (const item of node[key] as Array<unknown>) clean(item)
+  }
+  for (const key of ["properties", "$defs"]) {
+    if (typeof node[key] === "object" && node[key] !== null) for (const child of Object.values(node[key] as JsonObject)) clean(child)
+  }
+}
+
+/**
+ * The JSON Schema of a tool's input or output: JSON Schema 2020-12 keywords that draft-07 shares
+ * (no `$ref`, no `$schema`, so validators of either draft accept it), with `x-mcp-header` on
+ * mirrored string, integer and boolean parameters.
+ *
+ * @category descriptors
+ */
+export const jsonSchemaOf = (schema: Schema.Schema.Any, mirror: { readonly unmirrored: ReadonlyArray<string> } | undefined) => {
+  const json = JSONSchema.make(schema, { target: "jsonSchema2020-12" }) as unknown as JsonObject
+  delete json.$schema
+  clean(json)
+  if (mirror !== undefined) {
+    const properties = (json.properties ?? {}) as Record<string, JsonObject>
+    for (const [name, property] of Object.entries(properties)) {
+      if (isHeaderScalar(property) && !mirror.unmirrored.includes(name)) property["x-mcp-header"] = name
+    }
+  }
+  return json
+}
+
+const formatIssues = (error: ParseResult.ParseError): string =>
+  ParseResult.ArrayFormatter.formatErrorSync(error)
+    .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`))
+    .join("; ")
+
+/** Every string of a JSON value, redacted. */
+const redactDeep = (value: unknown): unknown =>
+  typeof value === "string"
+    ? Redaction.global.redact(value)
+    : Array.isArray(value)
+    ? value.map(redactDeep)
+    : typeof value === "object" && value !== null
+    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v)]))
+    : value
+
+/**
+ * A successful result: `structuredContent` plus its readable text, both redacted (a row that holds
+ * a bearer value or a URL with credentials is shown without them, like any other text).
+ *
+ * @category constructors
+ */
+export const ok = <O>(structured: O, text: string): Outcome<CallToolResult> =>
+  complete({
+    content: [{ type: "text", text: Redaction.global.redact(text) }],
+    structuredContent: redactDeep(structured) as Readonly<Record<string, unknown>>
+  })
+
+/**
+ * The `Tool` of a definition.
+ *
+ * @category constructors
+ */
+export const make = <I, IE, O, OE>(definition: Definition<I, IE, O, OE>): Tool => {
+  const decode = Schema.decodeUnknownEither(definition.input, { onExcessProperty: "error", errors: "all" })
+  const name = definition.name
+  return {
+    descriptor: {
+      name,
+      title: definition.title,
+      description: definition.description,
+      inputSchema: jsonSchemaOf(definition.input, { unmirrored: definition.unmirrored ?? [] }),
+      outputSchema: jsonSchemaOf(definition.output, undefined),
+      annotations: { title: definition.title, ...definition.annotations }
+    },
+    scopes: definition.scopes ?? [],
+    call: (raw) => {
+      const decoded = decode(raw ?? {})
+      if (Either.isLeft(decoded)) {
+        return Effect.succeed(complete(ToolError.toResult(ToolError.fail("invalid_argument", formatIssues(decoded.left)))))
+      }
+      return definition.run(decoded.right, raw ?? {}).pipe(
+        Effect.catchAll((error): Effect.Effect<Outcome<CallToolResult>, McpError> => {
+          if (isMcpError(error)) return Effect.fail(error)
+          if (error._tag === "InputNeeded") return Effect.succeed(inputRequired(error.inputRequests, error.requestState))
+          const failure = error._tag === "ToolFailure" ? error : ToolError.fromDriverError(error)
+          return Effect.succeed(complete(ToolError.toResult(failure)))
+        }),
+        Effect.catchAllDefect((defect) =>
+          Effect.as(
+            Effect.logError(`tool ${name} failed`, defect),
+            complete(ToolError.toResult(ToolError.fail("internal_failure", `the tool ${name} failed unexpectedly`)))
+          )
+        ),
+        Effect.withSpan(`Tools.${name}`, { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name } })
+      )
+    }
+  }
+}
