@@ -5,9 +5,6 @@
  *
  * @since 0.1.0
  */
-import * as Context from "effect/Context"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
 
 /** The text that replaces a secret. @category constants */
 export const REDACTED = "[redacted]"
@@ -40,23 +37,13 @@ export const redactText = (text: string, secrets: Iterable<string> = []): string
   return out
 }
 
-/**
- * The process-wide registry of known secrets. Secrets are added when they are loaded (connection
- * API keys, tokens printed once) and never removed during the process's life: a rotated-out key
- * must still be redacted if an old message quotes it.
- *
- * @category services
- */
-export class Redactor extends Context.Tag("weaviate-mcp/Redactor")<Redactor, {
+/** A registry of known secrets and the redaction that uses it. @category models */
+export interface Registry {
   readonly register: (secret: string) => void
   readonly redact: (text: string) => string
-}>() {
-  static readonly make = Effect.sync(() => Redactor.of(makeUnsafe()))
-  static readonly layer = Layer.sync(Redactor, makeUnsafe)
 }
 
-/** @category constructors */
-export function makeUnsafe(): Context.Tag.Service<Redactor> {
+const makeRegistry = (): Registry => {
   const secrets = new Set<string>()
   return {
     register: (secret) => {
@@ -67,11 +54,11 @@ export function makeUnsafe(): Context.Tag.Service<Redactor> {
 }
 
 /**
- * The process-wide instance, shared by the logger (which has no context of its own).
+ * The process-wide registry of known secrets, shared by every surface (the logger has no context of
+ * its own). Secrets are added when they are loaded (connection API keys, tokens printed once) and
+ * never removed during the process's life: a rotated-out key must still be redacted if an old
+ * message quotes it.
  *
  * @category constants
  */
-export const global = makeUnsafe()
-
-/** @category layers */
-export const layerGlobal = Layer.succeed(Redactor, global)
+export const global: Registry = makeRegistry()

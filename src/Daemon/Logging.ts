@@ -1,6 +1,6 @@
 /**
  * Structured logging to stderr (Effect Logger): text (logfmt) or JSON lines, a minimum level, and
- * every line passed through the redactor so no secret reaches a log.
+ * every line passed through `Redaction.global` so no secret reaches a log.
  *
  * @since 0.1.0
  */
@@ -42,11 +42,11 @@ const stderrSink: Sink = { write: (line) => process.stderr.write(line + "\n") }
  *
  * @category constructors
  */
-export const makeLogger = (format: LogFormat, sink: Sink = stderrSink, redactor = Redaction.global) => {
+export const makeLogger = (format: LogFormat, sink: Sink = stderrSink) => {
   const base = format === "json" ? Logger.jsonLogger : Logger.logfmtLogger
   return Logger.make<unknown, void>((options) => {
     const withoutSpans = { ...options, annotations: options.annotations ?? HashMap.empty() }
-    sink.write(redactor.redact(base.log(withoutSpans)))
+    sink.write(Redaction.global.redact(base.log(withoutSpans)))
   })
 }
 

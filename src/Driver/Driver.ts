@@ -1,7 +1,7 @@
 /**
  * The driver: one live session (HTTP agent) per saved connection, keyed by connection id, and every
- * operation of the contract on top of it. A connection is named by id or by name. Settings are read
- * from the store on each call; when they changed (a new key, another SSL mode) the session is
+ * operation of the contract on top of it. A connection is named by id or by name, or passed already
+ * resolved (`ConnectionRef`). Settings named by id or name are read from the store on each call; when they changed (a new key, another SSL mode) the session is
  * rebuilt. An authentication failure on any call drops the session, so a revoked key makes the next
  * health check fail and the connection drop; saving a new key and calling again reconnects.
  *
@@ -54,70 +54,78 @@ export interface TableDescription {
 /** Errors of naming a connection. @category errors */
 export type LookupError = StoreError | ConnectionNotFound
 
+/**
+ * A connection as the driver's callers name it: its id or name (looked up in the store on each
+ * call), or the connection already resolved by the caller, used as it is.
+ *
+ * @category models
+ */
+export type ConnectionRef = string | Connection
+
 /** @category models */
 export interface Service {
   /** Connects (or reuses the live session) and checks health. */
-  readonly connect: (connection: string) => Effect.Effect<Health, LookupError | RequestError>
+  readonly connect: (connection: ConnectionRef) => Effect.Effect<Health, LookupError | RequestError>
   /** `GET /v1/meta`; an authentication failure drops the session. */
-  readonly health: (connection: string) => Effect.Effect<Health, LookupError | RequestError>
+  readonly health: (connection: ConnectionRef) => Effect.Effect<Health, LookupError | RequestError>
   /** Checks settings that are not saved (or not yet): a fresh session, closed afterwards. */
   readonly test: (connection: Connection) => Effect.Effect<Health, RequestError>
-  readonly disconnect: (connection: string) => Effect.Effect<void, LookupError>
+  readonly disconnect: (connection: ConnectionRef) => Effect.Effect<void, LookupError>
   /** Whether a live session exists for a connection id. */
   readonly isConnected: (id: string) => Effect.Effect<boolean>
   /** The HTTP access of a connection (for callers that need a raw call). */
-  readonly http: (connection: string) => Effect.Effect<WeaviateHttp.WeaviateHttp, LookupError | RequestError>
+  readonly http: (connection: ConnectionRef) => Effect.Effect<WeaviateHttp.WeaviateHttp, LookupError | RequestError>
 
-  readonly listCollections: (connection: string) => Effect.Effect<ReadonlyArray<CollectionSchema.Collection>, LookupError | RequestError>
-  readonly describe: (connection: string, table: string) => Effect.Effect<TableDescription, LookupError | RequestError | CollectionNotFound>
+  readonly listCollections: (connection: ConnectionRef) => Effect.Effect<ReadonlyArray<CollectionSchema.Collection>, LookupError | RequestError>
+  readonly describe: (connection: ConnectionRef, table: string) => Effect.Effect<TableDescription, LookupError | RequestError | CollectionNotFound>
   readonly browse: (
-    connection: string,
+    connection: ConnectionRef,
     table: string,
     request?: Grid.PageRequest
   ) => Effect.Effect<Grid.Page, LookupError | RequestError | CollectionNotFound | FilterRefused | StatementRefused>
   readonly count: (
-    connection: string,
+    connection: ConnectionRef,
     table: string,
     options?: { readonly filters?: ReadonlyArray<FilterBuilder.Filter>; readonly tenant?: string | undefined }
   ) => Effect.Effect<number, LookupError | RequestError | CollectionNotFound | FilterRefused>
   readonly getRow: (
-    connection: string,
+    connection: ConnectionRef,
     table: string,
     uuid: string,
     options?: { readonly includeVector?: boolean; readonly tenant?: string | undefined }
   ) => Effect.Effect<Option.Option<Grid.Row>, LookupError | RequestError | CollectionNotFound>
   /** Every row through the `after` cursor (export); not capped at 10,000. */
   readonly readAll: (
-    connection: string,
+    connection: ConnectionRef,
     table: string,
     options?: { readonly pageSize?: number; readonly tenant?: string | undefined }
   ) => Stream.Stream<Grid.Row, LookupError | RequestError | CollectionNotFound>
   readonly insertRows: (
-    connection: string,
+    connection: ConnectionRef,
     table: string,
     rows: ReadonlyArray<RowEdits.NewRow>,
     options?: { readonly tenant?: string | undefined }
   ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound>
   readonly updateRows: (
-    connection: string,
+    connection: ConnectionRef,
     table: string,
     rows: ReadonlyArray<RowEdits.RowUpdate>,
     options?: { readonly tenant?: string | undefined }
   ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound>
   readonly deleteRows: (
-    connection: string,
+    connection: ConnectionRef,
     table: string,
     uuids: ReadonlyArray<string | null | undefined>,
     options?: { readonly tenant?: string | undefined }
   ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound>
   readonly graphql: (
-    connection: string,
-    query: string,
+    connection: ConnectionRef,
+    query: string | GraphqlEditor.ValidQuery,
     options?: { readonly tenant?: string | undefined }
   ) => Effect.Effect<GraphqlEditor.EditorResult, LookupError | RequestError | StatementRefused>
   readonly rest: (
-    connection: string,
-    line: string
+    connection: ConnectionRef,
+    statement: string | RestConsole.ConsoleRequest
   ) => Effect.Effect<RestConsole.ConsoleResult, LookupError | AuthenticationFailed | ConnectionFailed | StatementRefused>
 }
 
@@ -213,11 +221,13 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
         })
       })
 
-    const http = (name: string) => Effect.flatMap(store.get(name), sessionFor)
+    const resolve = (ref: ConnectionRef) => typeof ref === "string" ? store.get(ref) : Effect.succeed(ref)
+
+    const http = (ref: ConnectionRef) => Effect.flatMap(resolve(ref), sessionFor)
 
     /** Runs `f` on the connection's session; an authentication failure drops the session. */
-    const withHttp = <A, E, R>(name: string, f: (http: WeaviateHttp.WeaviateHttp) => Effect.Effect<A, E, R>) =>
-      Effect.flatMap(store.get(name), (connection) =>
+    const withHttp = <A, E, R>(ref: ConnectionRef, f: (http: WeaviateHttp.WeaviateHttp) => Effect.Effect<A, E, R>) =>
+      Effect.flatMap(resolve(ref), (connection) =>
         sessionFor(connection).pipe(
           Effect.flatMap(f),
           Effect.tapError((error) =>
@@ -228,23 +238,23 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
         ))
 
     const withCollection = <A, E, R>(
-      name: string,
+      name: ConnectionRef,
       table: string,
       f: (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection) => Effect.Effect<A, E, R>
     ) => withHttp(name, (h) => Effect.flatMap(CollectionSchema.get(h, table), (collection) => f(h, collection)))
 
-    const health = Effect.fn("Driver.health")((name: string) => withHttp(name, checkHealth))
+    const health = Effect.fn("Driver.health")((name: ConnectionRef) => withHttp(name, checkHealth))
 
     const test = Effect.fn("Driver.test")((connection: Connection) =>
       Effect.scoped(Effect.flatMap(WeaviateHttp.make(connection), checkHealth))
     )
 
-    const disconnect = Effect.fn("Driver.disconnect")(function*(name: string) {
-      const connection = yield* store.get(name)
+    const disconnect = Effect.fn("Driver.disconnect")(function*(name: ConnectionRef) {
+      const connection = yield* resolve(name)
       yield* drop(connection.id)
     })
 
-    const describe = Effect.fn("Driver.describe")((name: string, table: string) =>
+    const describe = Effect.fn("Driver.describe")((name: ConnectionRef, table: string) =>
       withCollection(name, table, (_, collection) =>
         Effect.succeed<TableDescription>({
           collection,
@@ -256,13 +266,13 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
     )
 
     return Driver.of({
-      connect: Effect.fn("Driver.connect")((name: string) => health(name)),
+      connect: Effect.fn("Driver.connect")((name: ConnectionRef) => health(name)),
       health,
       test,
       disconnect,
       isConnected: (id) => Effect.map(SynchronizedRef.get(sessions), (map) => map.has(id)),
       http,
-      listCollections: Effect.fn("Driver.listCollections")((name: string) => withHttp(name, CollectionSchema.list)),
+      listCollections: Effect.fn("Driver.listCollections")((name: ConnectionRef) => withHttp(name, CollectionSchema.list)),
       describe,
       browse: (name, table, request) => withCollection(name, table, (h, c) => Grid.page(h, c, request)),
       count: (name, table, options) => withCollection(name, table, (h, c) => Grid.count(h, c, options)),
@@ -275,7 +285,7 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       updateRows: (name, table, rows, options) => withCollection(name, table, (h, c) => RowEdits.update(h, c, rows, options)),
       deleteRows: (name, table, uuids, options) => withCollection(name, table, (h, c) => RowEdits.remove(h, c, uuids, options)),
       graphql: (name, query, options) => withHttp(name, (h) => GraphqlEditor.run(h, query, options)),
-      rest: (name, line) => withHttp(name, (h) => RestConsole.run(h, line))
+      rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement))
     })
   })
 

@@ -1,12 +1,12 @@
 /**
  * The driver's errors. Each one's `message` is what a person reads; the two the contract gives a
  * prefix start with it (`Authentication failed: `, `Connection failed: `). No message ever holds an
- * API key: server texts are scrubbed (`scrubSecret`) before they are put into an error.
+ * API key: server texts pass through `Redaction.global` (which knows every key the driver resolved)
+ * before they are put into an error.
  *
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
-import * as Redaction from "../Base/Redaction.ts"
 
 /**
  * The key was rejected, or the node wants a key while Auth Method is `None`.
@@ -108,12 +108,3 @@ export class UnexpectedResponse extends Schema.TaggedError<UnexpectedResponse>()
 
 /** Every error a call to the database can end with. @category errors */
 export type RequestError = AuthenticationFailed | ConnectionFailed | DatabaseRefused | UnexpectedResponse
-
-/**
- * Replaces every occurrence of a secret in a text (servers may echo a rejected key), with the same
- * marker as the process-wide redaction.
- *
- * @category combinators
- */
-export const scrubSecret = (text: string, secret: string | undefined): string =>
-  secret === undefined || secret.length === 0 ? text : text.split(secret).join(Redaction.REDACTED)

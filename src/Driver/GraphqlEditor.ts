@@ -28,6 +28,8 @@ import type { GraphqlError, WeaviateHttp } from "./WeaviateHttp.ts"
 
 /** A query that may be sent. @category models */
 export interface ValidQuery {
+  /** The text to send: the statement as given, or printed again after a change (`withTenant`). */
+  readonly text: string
   readonly document: DocumentNode
   readonly operation: OperationDefinitionNode
   readonly fragments: ReadonlyMap<string, FragmentDefinitionNode>
@@ -64,7 +66,7 @@ export const validate = (text: string): Either.Either<ValidQuery, StatementRefus
       })
     )
   }
-  return Either.right({ document, operation, fragments })
+  return Either.right({ text, document, operation, fragments })
 }
 
 const ROOTS_WITH_CLASSES = new Set(["Get", "Aggregate"])
@@ -104,7 +106,7 @@ export const withTenant = (query: ValidQuery, tenant: string): ValidQuery => {
     ...query.document,
     definitions: query.document.definitions.map((d) => (d === query.operation ? operation : d))
   }
-  return { document, operation, fragments: query.fragments }
+  return { text: print(document), document, operation, fragments: query.fragments }
 }
 
 // ===== Results =====
@@ -193,17 +195,18 @@ export const toResult = (
 // ===== Running =====
 
 /**
- * Validates and runs a query, optionally naming a tenant for every collection in it.
+ * Runs a query (validated here when given as text), optionally naming a tenant for every collection
+ * in it. A validated query is not parsed again.
  *
  * @category requests
  */
 export const run = Effect.fn("GraphqlEditor.run")(function*(
   http: WeaviateHttp,
-  text: string,
+  statement: string | ValidQuery,
   options: { readonly tenant?: string | undefined } = {}
 ): Effect.fn.Return<EditorResult, RequestError | StatementRefused> {
-  let query = yield* validate(text)
+  let query = typeof statement === "string" ? yield* validate(statement) : statement
   if (options.tenant !== undefined) query = withTenant(query, options.tenant)
-  const response = yield* http.graphql(options.tenant !== undefined ? print(query.document) : text)
+  const response = yield* http.graphql(query.text)
   return toResult(query, response)
 })

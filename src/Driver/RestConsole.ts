@@ -173,17 +173,16 @@ export interface ConsoleResult {
 }
 
 /**
- * Runs a console statement. Any HTTP status is a result (`ok` is false outside 2xx); 401/403 fail
- * with `AuthenticationFailed`.
+ * Runs a console statement (parsed here when given as text; a parsed request is sent as it is). Any
+ * HTTP status is a result (`ok` is false outside 2xx); 401/403 fail with `AuthenticationFailed`.
  *
  * @category requests
  */
 export const run = Effect.fn("RestConsole.run")(function*(
   http: WeaviateHttp,
-  text: string
+  statement: string | ConsoleRequest
 ): Effect.fn.Return<ConsoleResult, StatementRefused | AuthenticationFailed | ConnectionFailed> {
-  const request = yield* parse(text)
-  return yield* send(http, request)
+  return yield* send(http, typeof statement === "string" ? yield* parse(statement) : statement)
 })
 
 /**

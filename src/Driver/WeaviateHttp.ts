@@ -34,7 +34,6 @@ import {
   ConnectionFailed,
   DatabaseRefused,
   type RequestError,
-  scrubSecret,
   UnexpectedResponse
 } from "./DriverError.ts"
 import * as Redaction from "../Base/Redaction.ts"
@@ -209,7 +208,7 @@ export const make = (
     // The key joins the process-wide redaction where it is resolved, so no surface that quotes a
     // server text (tools, resources, prompts, the CLI, logs) can carry it out.
     if (secret !== undefined) Redaction.global.register(secret)
-    const scrub = (text: string) => scrubSecret(text, secret)
+    const scrub = Redaction.global.redact
 
     const request = (req: Request): Effect.Effect<Response, AuthenticationFailed | ConnectionFailed> =>
       Effect.flatMap(FiberRef.get(Tracing.currentTraceState), (traceState) => send(req, traceState))

@@ -2,8 +2,8 @@
  * The HTTP transport of the local endpoint: a `node:http` server bound to 127.0.0.1 whose requests
  * are handled by an Effect `HttpHandler`.
  *
- * Why not `@effect/platform`'s HttpServer: measured before we started (`shared/perf-notes.md`) it
- * reaches ≈ 0.13× bare `node:http` throughput, and the target is ≥ 0.6×. Here node parses HTTP, the
+ * Why not `@effect/platform`'s HttpServer: measured on this workload it reaches ≈ 0.13× bare
+ * `node:http` throughput, and the target is ≥ 0.6× (README "Benchmarks"). Here node parses HTTP, the
  * body is read straight from the socket with a hard cap, and the handler's effect runs on a fiber of
  * its own only when it needs one (see `respond` in `make`).
  *
@@ -501,8 +501,8 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
 
   /**
    * Runs the handler on a read request. Why no fiber before this point, and often none at all: a
-   * request's fiber used to start at once and wait for the body, paying an asynchronous suspension
-   * and resumption (and a scheduler entry) per request. Now the body is read with plain callbacks;
+   * fiber that starts at once and waits for the body pays an asynchronous suspension and resumption
+   * (and a scheduler entry) per request. So the body is read with plain callbacks;
    * a handler that answers synchronously (`Effect.succeed`, an `Exit`) is written without a fiber; any
    * other runs on a fiber that usually completes while it starts; only a fiber still running after
    * that is tracked for shutdown and interrupted when its client goes away.

@@ -1,7 +1,6 @@
 /**
  * A temporary home for token tests, removed when the scope closes.
  */
-import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Home } from "../../src/Base/Home.ts"
 import * as TestHome from "../support/TestHome.ts"
@@ -10,4 +9,3 @@ export const tempDir = TestHome.tempDir("wmcp-tokens-")
 
 export const homeLayer = (dir: string) => Layer.effect(Home, Home.make(dir))
 
-export const tempHomeLayer = Layer.unwrapScoped(Effect.map(tempDir, homeLayer))

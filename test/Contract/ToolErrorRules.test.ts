@@ -8,6 +8,9 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Redaction from "../../src/Base/Redaction.ts"
+import { SecretFileError } from "../../src/Base/SecretFile.ts"
+import * as DriverError from "../../src/Driver/DriverError.ts"
+import { ConnectionNotFound } from "../../src/Driver/ConnectionStore.ts"
 import type { CallToolResult, Outcome } from "../../src/Mcp/Catalogue.ts"
 import * as ToolDefinition from "../../src/Catalogue/Tools/ToolDefinition.ts"
 import * as ToolError from "../../src/Catalogue/Tools/ToolError.ts"
@@ -26,27 +29,28 @@ const expectToolError = (result: CallToolResult, code: string) => {
 
 describe("Contract: tool errors", () => {
   it("Tool errors: a database failure maps to the contract's codes (not_connected, not_found, timeout, unsupported, query_failed, invalid_argument, denied, internal_failure)", () => {
-    const cases: Array<[Record<string, unknown>, string]> = [
-      [{ _tag: "ConnectionFailed", message: "Connection failed: refused" }, "not_connected"],
-      [{ _tag: "AuthenticationFailed", message: "Authentication failed: key rejected", status: 401 }, "not_connected"],
-      [{ _tag: "AuthenticationFailed", message: "Authentication failed: forbidden", status: 403 }, "denied"],
-      [{ _tag: "DatabaseRefused", message: "refused", status: 404 }, "not_found"],
-      [{ _tag: "DatabaseRefused", message: "refused", status: 504 }, "timeout"],
-      [{ _tag: "DatabaseRefused", message: "refused", status: 500, detail: "context deadline exceeded" }, "timeout"],
-      [{ _tag: "DatabaseRefused", message: "refused", status: 501 }, "unsupported"],
-      [{ _tag: "DatabaseRefused", message: "refused", status: 422 }, "query_failed"],
-      [{ _tag: "FilterRefused", message: "REGEX is not supported", reason: "REGEX is not supported" }, "unsupported"],
-      [{ _tag: "FilterRefused", message: "bad value", reason: "a date needs a complete RFC 3339 timestamp" }, "invalid_argument"],
-      [{ _tag: "StatementRefused", message: "a mutation" }, "invalid_argument"],
-      [{ _tag: "CollectionNotFound", message: "no such collection" }, "not_found"],
-      [{ _tag: "ConnectionNotFound", message: "no such connection" }, "not_found"],
-      [{ _tag: "UnexpectedResponse", message: "not JSON" }, "query_failed"],
-      [{ _tag: "SecretFileError", message: "cannot read connections.json" }, "internal_failure"]
+    const cases: Array<[{ readonly _tag: string; readonly message: string }, string]> = [
+      [new DriverError.ConnectionFailed({ reason: "refused" }), "not_connected"],
+      [new DriverError.ConnectionFailed({ reason: "no answer in 10 s", code: "TIMEOUT" }), "timeout"],
+      [new DriverError.AuthenticationFailed({ reason: "key rejected", status: 401 }), "not_connected"],
+      [new DriverError.AuthenticationFailed({ reason: "forbidden", status: 403 }), "denied"],
+      [new DriverError.DatabaseRefused({ status: 404, detail: "no object" }), "not_found"],
+      [new DriverError.DatabaseRefused({ status: 504, detail: "gateway" }), "timeout"],
+      [new DriverError.DatabaseRefused({ status: 500, detail: "context deadline exceeded" }), "timeout"],
+      [new DriverError.DatabaseRefused({ status: 501, detail: "not implemented" }), "unsupported"],
+      [new DriverError.DatabaseRefused({ status: 422, detail: "bad where" }), "query_failed"],
+      [new DriverError.FilterRefused({ filter: "title", reason: "REGEX is not supported" }), "unsupported"],
+      [new DriverError.FilterRefused({ filter: "when", reason: "a date needs a complete RFC 3339 timestamp" }), "invalid_argument"],
+      [new DriverError.StatementRefused({ reason: "a mutation" }), "invalid_argument"],
+      [new DriverError.CollectionNotFound({ collection: "Nope" }), "not_found"],
+      [new ConnectionNotFound({ connection: "nope" }), "not_found"],
+      [new DriverError.UnexpectedResponse({ detail: "not JSON" }), "query_failed"],
+      [new SecretFileError({ path: "connections.json", operation: "read", reason: "EACCES" }), "internal_failure"]
     ]
     for (const [error, code] of cases) {
-      const failure = ToolError.fromDriverError(error as never)
-      assert.strictEqual(failure.code, code, JSON.stringify(error))
-      expectToolError(ToolError.toResult(failure), code)
+      const failure = ToolError.fromDriverError(error)
+      assert.strictEqual(failure.code, code, error.message)
+      assert.include(expectToolError(ToolError.toResult(failure), code), error.message)
     }
   })
 

@@ -174,8 +174,20 @@ describe("Connections and calls", () => {
     const health = await runtime.runPromise(Effect.flatMap(Driver, (d) => d.health(c.name)))
     assert.isString(health.version)
     assert.isArray(health.modules)
-    assert.isAtLeast(health.latencyMs, 0)
     assert.deepStrictEqual(w.requests.map((r) => r.path), ["/v1/meta"])
+  })
+  it("a health check's latency is the round trip of /v1/meta: at least the database's delay, at most the call", async () => {
+    const c = await add(runtime, { name: "slow-meta", host: "127.0.0.1", port: w.port })
+    w.setFault({ kind: "delay", ms: 120 }, { pathPrefix: "/v1/meta" })
+    try {
+      const started = performance.now()
+      const health = await runtime.runPromise(Effect.flatMap(Driver, (d) => d.health(c.id)))
+      const elapsed = performance.now() - started
+      assert.isAtLeast(health.latencyMs, 120)
+      assert.isAtMost(health.latencyMs, elapsed + 0.1)
+    } finally {
+      w.setFault({ kind: "none" })
+    }
   })
   it("nothing listening is Connection failed", async () => {
     const closed = await startWeaviate()

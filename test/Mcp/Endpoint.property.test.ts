@@ -11,9 +11,25 @@ import { Harness, layer as harnessLayer, MODERN, modern, modernHeaders, validate
 const METHODS = ["server/discover", "tools/list", "tools/call", "resources/read", "prompts/get", "completion/complete", "subscriptions/listen", "initialize", "ping", "x/y"]
 
 /** Checks one answer: a JSON-RPC message of the modern schema (errors echo a readable id), or 202. */
+/** The JSON-RPC messages of an event stream, in order: each event's `data:` lines joined. */
+const eventMessages = (text: string): Array<unknown> =>
+  text.split(/\r?\n\r?\n/).flatMap((event) => {
+    const data = event.split(/\r?\n/).filter((line) => line.startsWith("data:")).map((line) => line.slice(5).trimStart())
+    return data.length === 0 ? [] : [JSON.parse(data.join("\n"))]
+  })
+
 const checkAnswer = (status: number, contentType: string, text: string) => {
   if (status === 202) return assert.strictEqual(text, "")
-  if (contentType.startsWith("text/event-stream")) return
+  if (contentType.startsWith("text/event-stream")) {
+    // A stream is answered 200; every event is a valid message and the last one is the response.
+    assert.strictEqual(status, 200, text)
+    const messages = eventMessages(text)
+    assert.isAbove(messages.length, 0, "an event stream carries the response")
+    for (const message of messages) validateMessage(MODERN, message)
+    const last = messages[messages.length - 1] as { result?: unknown; error?: { code?: unknown } }
+    assert.isTrue(last.result !== undefined || typeof last.error?.code === "number", "the stream ends with the response")
+    return
+  }
   assert.include(contentType, "application/json", `${status} ${text}`)
   const message = JSON.parse(text)
   validateMessage(MODERN, message)

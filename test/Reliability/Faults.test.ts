@@ -131,7 +131,7 @@ describe.skipIf(unavailable !== undefined)(`faults against the real Weaviate ser
         assert.isBelow(ms, 8_000, label)
         assert.strictEqual(reply.status, 200, label)
       }
-      // execute_query's own time-out ends the request with -33003 (decision 7).
+      // execute_query's own time-out ends the request with -33003 (README "Decisions" 7).
       assert.strictEqual(results[0]!.reply.json.error?.code, -33003, JSON.stringify(results[0]!.reply.json))
       // The health check and the schema read end by the configured time-outs, as tool errors.
       const [health, schema] = [results[1]!.reply, results[2]!.reply]

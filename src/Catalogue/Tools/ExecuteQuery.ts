@@ -10,7 +10,7 @@
  *   (`DELETE /v1/batch/objects`) are refused with `unsupported`, naming
  *   `confirm_destructive_operation`, before anyone is asked.
  * - `max_rows` cuts grids (and REST lists) with a marker; `timeout_seconds` bounds the database call
- *   and ends the request with `-33003` (decision 7), stopping the call.
+ *   and ends the request with `-33003` (README "Decisions" 7), stopping the call.
  * - Progress is reported at 0.0 (received), 0.3 (sent to the database) and 1.0 (answered).
  *
  * @since 0.1.0
@@ -87,6 +87,40 @@ const cutBody = (json: unknown, max: number): { body: unknown; truncated: boolea
   return undefined
 }
 
+/** A GraphQL result as the tool's answer: grids cut to `maxRows`, anything else as JSON. */
+const graphqlResult = (result: GraphqlEditor.EditorResult, maxRows: number) =>
+  Effect.gen(function*() {
+    const errors = result.errors.map((e) => e.message)
+    if (result.kind === "json") {
+      if (errors.length > 0 && (result.data === null || result.data === undefined)) {
+        return yield* ToolError.fail("query_failed", errors.join("; "))
+      }
+      const text = `${result.json}${errors.length > 0 ? `\nerrors: ${errors.join("; ")}` : ""}`
+      return ToolDefinition.ok({ kind: "graphql" as const, maxRows, truncated: false, data: result.data, errors }, text)
+    }
+    if (errors.length > 0 && result.tables.every((t) => t.rows.length === 0)) {
+      return yield* ToolError.fail("query_failed", errors.join("; "))
+    }
+    const tables = result.tables.map((t) => ({
+      collection: t.collection,
+      columns: t.columns,
+      rows: t.rows.slice(0, maxRows),
+      totalRows: t.rows.length,
+      truncated: t.rows.length > maxRows
+    }))
+    const text = tables.map((t) =>
+      [
+        `${t.collection}:`,
+        TextTable.render(t.columns, t.rows),
+        ...(t.truncated ? [TextTable.truncationMarker(t.rows.length, t.totalRows)] : [])
+      ].join("\n")
+    ).concat(errors.length > 0 ? [`errors: ${errors.join("; ")}`] : []).join("\n\n")
+    return ToolDefinition.ok(
+      { kind: "graphql" as const, maxRows, truncated: tables.some((t) => t.truncated), tables, errors },
+      text
+    )
+  })
+
 /** @category tools */
 export const executeQuery = (env: ToolEnv) =>
   ToolDefinition.make({
@@ -123,44 +157,17 @@ export const executeQuery = (env: ToolEnv) =>
           )
         }
         const call = { tool: "execute_query", arguments: raw }
-        const connection = yield* open(env, call, input.connection_id, "read")
         const maxRows = input.max_rows ?? 100
         const bounded = withStatementTimeout(input.timeout_seconds ?? 60)
 
         if (!REST_LINE.test(input.query)) {
-          yield* GraphqlEditor.validate(input.query)
+          // Parsed once: the validated document is what is sent (printed again only with a tenant).
+          const query = yield* GraphqlEditor.validate(input.query)
+          const connection = yield* open(env, call, input.connection_id, "read")
           yield* context.progress(0.3, `running the GraphQL query on ${connection.name}`)
-          const result = yield* bounded(env.driver.graphql(connection.id, input.query, { tenant: input.tenant }))
+          const result = yield* bounded(env.driver.graphql(connection, query, { tenant: input.tenant }))
           yield* context.progress(1, "done")
-          const errors = result.errors.map((e) => e.message)
-          if (result.kind === "json") {
-            if (errors.length > 0 && (result.data === null || result.data === undefined)) {
-              return yield* ToolError.fail("query_failed", errors.join("; "))
-            }
-            const text = `${result.json}${errors.length > 0 ? `\nerrors: ${errors.join("; ")}` : ""}`
-            return ToolDefinition.ok({ kind: "graphql" as const, maxRows, truncated: false, data: result.data, errors }, text)
-          }
-          if (errors.length > 0 && result.tables.every((t) => t.rows.length === 0)) {
-            return yield* ToolError.fail("query_failed", errors.join("; "))
-          }
-          const tables = result.tables.map((t) => ({
-            collection: t.collection,
-            columns: t.columns,
-            rows: t.rows.slice(0, maxRows),
-            totalRows: t.rows.length,
-            truncated: t.rows.length > maxRows
-          }))
-          const text = tables.map((t) =>
-            [
-              `${t.collection}:`,
-              TextTable.render(t.columns, t.rows),
-              ...(t.truncated ? [TextTable.truncationMarker(t.rows.length, t.totalRows)] : [])
-            ].join("\n")
-          ).concat(errors.length > 0 ? [`errors: ${errors.join("; ")}`] : []).join("\n\n")
-          return ToolDefinition.ok(
-            { kind: "graphql" as const, maxRows, truncated: tables.some((t) => t.truncated), tables, errors },
-            text
-          )
+          return yield* graphqlResult(result, maxRows)
         }
 
         if (input.tenant !== undefined) {
@@ -168,20 +175,17 @@ export const executeQuery = (env: ToolEnv) =>
         }
         // Parsed once: the canonical request is what is classified, shown for approval and sent.
         const request = yield* RestConsole.parse(input.query)
-        const statement = RestConsole.format(request)
         const classification = RestConsole.classify(request)
         if (classification.destructive !== undefined) {
           return yield* destructiveRefusal(classification.destructive, classification.collection)
         }
-        let approvedBy: string | undefined
         if (classification.isWrite) {
-          const principal = yield* Principal.CurrentPrincipal
-          yield* Principal.requireScopes(principal, ["tools:read", "tools:write"])
-          yield* Principal.requireConnection(principal, connection, "write")
-          approvedBy = yield* approve(env, call, connection, statement)
+          yield* Principal.requireScopes(yield* Principal.CurrentPrincipal, ["tools:read", "tools:write"])
         }
+        const connection = yield* open(env, call, input.connection_id, classification.isWrite ? "write" : "read")
+        const approvedBy = classification.isWrite ? yield* approve(env, call, connection, RestConsole.format(request)) : undefined
         yield* context.progress(0.3, `sending ${request.method} ${request.path} to ${connection.name}`)
-        const response = yield* bounded(env.driver.rest(connection.id, statement))
+        const response = yield* bounded(env.driver.rest(connection, request))
         yield* context.progress(1, "done")
         if (!response.ok) return yield* restFailure(response.status, response.text, response.json)
         const cut = response.json === undefined ? undefined : cutBody(response.json, maxRows)

@@ -44,11 +44,19 @@ describe("connection access on every tool", () => {
 
 describe("get_connection_status", () => {
   it("reports version, modules and latency from /v1/meta", async () => {
-    const { structured } = success(h, "get_connection_status", await h.call("get_connection_status", { connection_id: h.ids.local }))
-    expect(structured.connected).toBe(true)
-    expect(typeof structured.version).toBe("string")
-    expect(structured.modules).toContain("text2vec-transformers")
-    expect(structured.latencyMs).toBeGreaterThanOrEqual(0)
+    h.w.setFault({ kind: "delay", ms: 80 }, { pathPrefix: "/v1/meta" })
+    try {
+      const started = performance.now()
+      const { structured } = success(h, "get_connection_status", await h.call("get_connection_status", { connection_id: h.ids.local }))
+      const elapsed = performance.now() - started
+      expect(structured.connected).toBe(true)
+      expect(typeof structured.version).toBe("string")
+      expect(structured.modules).toContain("text2vec-transformers")
+      expect(structured.latencyMs).toBeGreaterThanOrEqual(80)
+      expect(structured.latencyMs).toBeLessThanOrEqual(elapsed + 0.1)
+    } finally {
+      h.w.setFault({ kind: "none" })
+    }
   })
   it("an unreachable database is not_connected", async () => {
     const dead = await makeHarness({ sample: false })
