@@ -24,7 +24,7 @@ import type { Connection } from "../../Schema/Connection.ts"
 import { InvalidParams } from "../../Schema/McpErrors.ts"
 import { type Completion, Completions } from "../../Mcp/Catalogue.ts"
 import { descriptors as promptDescriptors, PROPERTY_ARGUMENTS } from "../Prompts/Prompts.ts"
-import * as ConnectionAccess from "../Resources/ConnectionAccess.ts"
+import * as ConnectionAccess from "../ConnectionAccess.ts"
 import * as ResourceUri from "../Resources/ResourceUri.ts"
 
 /** The most values one answer carries (MCP `CompleteResult`). @category constants */

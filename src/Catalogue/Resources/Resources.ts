@@ -36,7 +36,7 @@ import {
   Resources
 } from "../../Mcp/Catalogue.ts"
 import { CurrentPrincipal, permissionOn } from "../../Auth/Principal.ts"
-import * as ConnectionAccess from "./ConnectionAccess.ts"
+import * as ConnectionAccess from "../ConnectionAccess.ts"
 import * as ResourceUri from "./ResourceUri.ts"
 import { ResourceRef } from "./ResourceUri.ts"
 

@@ -5,8 +5,7 @@
  * described), then first access (asked once per token and connection; may be `input_required`).
  * A write then goes through the approval flow with the exact statement, and runs only on `Execute`.
  *
- * `client.elicitation` is true only for a modern request whose capabilities declare `elicitation`:
- * legacy clients cannot answer `input_required`, so they always get the dialog.
+ * First access is asked as resources and prompts ask it (`ConnectionAccess.checkFirstAccess`).
  *
  * @since 0.1.0
  */
@@ -19,6 +18,7 @@ import { Driver } from "../../Driver/Driver.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import { RequestContext } from "../../Mcp/Catalogue.ts"
 import * as Principal from "../../Auth/Principal.ts"
+import { asker, checkFirstAccess } from "../ConnectionAccess.ts"
 import * as ToolError from "./ToolError.ts"
 
 /** The services the tools run on, captured when the `Tools` layer is built. @category models */
@@ -36,16 +36,6 @@ export const makeEnv = Effect.all({
   approvals: ApprovalFlow,
   firstAccess: FirstAccess
 })
-
-/**
- * Who asks, as the approval dialogs and forms name it.
- *
- * @category accessors
- */
-export const client = Effect.map(RequestContext, (context) => ({
-  name: Option.match(context.clientInfo, { onNone: () => "", onSome: (info) => info.title ?? info.name }),
-  elicitation: context.era === "modern" && Object.hasOwn(context.clientCapabilities, "elicitation")
-}))
 
 /** @category models */
 export interface Call {
@@ -68,17 +58,7 @@ export const open = Effect.fn("ConnectionGate.open")(function*(
   const connection = yield* env.store.get(connectionId)
   const principal = yield* Principal.CurrentPrincipal
   yield* Principal.requireConnection(principal, connection, needed)
-  const context = yield* RequestContext
-  const who = yield* client
-  const outcome = yield* env.firstAccess.check({
-    principal: Principal.toFirstAccessPrincipal(principal),
-    client: who,
-    connection: { id: connection.id, name: connection.name },
-    method: "tools/call",
-    params: { name: call.tool, arguments: call.arguments },
-    requestState: Option.getOrUndefined(context.requestState),
-    inputResponses: Option.getOrUndefined(context.inputResponses)
-  })
+  const outcome = yield* checkFirstAccess(env.firstAccess, connection, { name: call.tool, arguments: call.arguments })
   if (outcome._tag === "InputRequired") {
     return yield* new ToolError.InputNeeded({
       inputRequests: outcome.payload.inputRequests,
@@ -105,7 +85,7 @@ export const approve = Effect.fn("ConnectionGate.approve")(function*(
   const context = yield* RequestContext
   const outcome = yield* env.approvals.approve({
     principal: Principal.toApprovalPrincipal(principal),
-    client: yield* client,
+    client: yield* asker,
     connection: { id: connection.id, name: connection.name, safeMode: connection.safeMode },
     tool: { name: call.tool, arguments: call.arguments },
     statement,

@@ -1,5 +1,7 @@
 /**
- * What resources, prompts and completions check before they touch a connection, in this order:
+ * What the catalogue checks before it touches a connection. Tools go through
+ * `Tools/ConnectionGate` (tool errors); resources, prompts and completions through this service
+ * (protocol errors). Both ask first access with the same request (`checkFirstAccess`), in this order:
  * the connection exists (else `InvalidParams`, the contract's "not found"); the principal may read
  * it — allowlist and AI policy (else `Forbidden` -33007); and, for `resources/read` and
  * `prompts/get`, first access (which may ask the user: `input_required` or the dialog).
@@ -12,13 +14,13 @@
  */
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { FirstAccess } from "../../Approval/FirstAccess.ts"
-import { ConnectionStore } from "../../Driver/ConnectionStore.ts"
-import * as Redaction from "../../Base/Redaction.ts"
-import type { Connection } from "../../Schema/Connection.ts"
-import { InternalError, InvalidParams, type McpError, RequestTimeout } from "../../Schema/McpErrors.ts"
-import { complete, inputRequired, type Outcome, RequestContext } from "../../Mcp/Catalogue.ts"
-import { canSeeConnection, CurrentPrincipal, requireConnection, toFirstAccessPrincipal } from "../../Auth/Principal.ts"
+import { FirstAccess } from "../Approval/FirstAccess.ts"
+import { ConnectionStore } from "../Driver/ConnectionStore.ts"
+import * as Redaction from "../Base/Redaction.ts"
+import type { Connection } from "../Schema/Connection.ts"
+import { InternalError, InvalidParams, type McpError, RequestTimeout } from "../Schema/McpErrors.ts"
+import { complete, inputRequired, type Outcome, RequestContext } from "../Mcp/Catalogue.ts"
+import { canSeeConnection, CurrentPrincipal, requireConnection, toFirstAccessPrincipal } from "../Auth/Principal.ts"
 
 // ===== Errors =====
 
@@ -42,6 +44,44 @@ export const toMcpError = (error: { readonly _tag: string; readonly message: str
       return new InternalError({ message })
   }
 }
+
+// ===== First access =====
+
+/**
+ * Who asks, as the approval dialogs and forms name it. `elicitation` is true only for a modern
+ * request whose capabilities declare it: `input_required` exists only in the modern era, so a
+ * legacy client is always asked on the dialog.
+ *
+ * @category accessors
+ */
+export const asker = Effect.map(RequestContext, (context) => ({
+  name: Option.match(context.clientInfo, { onNone: () => "", onSome: (info) => info.title ?? info.name }),
+  elicitation: context.era === "modern" && Object.hasOwn(context.clientCapabilities, "elicitation")
+}))
+
+/**
+ * Asks first access for the current principal, client and request; `params` are what the
+ * `requestState` is bound to.
+ *
+ * @category combinators
+ */
+export const checkFirstAccess = Effect.fn("ConnectionAccess.checkFirstAccess")(function*(
+  firstAccess: FirstAccess["Type"],
+  connection: Connection,
+  params: unknown
+) {
+  const principal = yield* CurrentPrincipal
+  const request = yield* RequestContext
+  return yield* firstAccess.check({
+    principal: toFirstAccessPrincipal(principal),
+    client: yield* asker,
+    connection: { id: connection.id, name: connection.name },
+    method: request.method,
+    params,
+    requestState: Option.getOrUndefined(request.requestState),
+    inputResponses: Option.getOrUndefined(request.inputResponses)
+  })
+})
 
 // ===== Service =====
 
@@ -92,21 +132,7 @@ export const make: Effect.Effect<ConnectionAccess, never, ConnectionStore | Firs
   })
 
   const firstAccess = Effect.fn("ConnectionAccess.firstAccess")(function*(connection: Connection, params: unknown) {
-    const principal = yield* CurrentPrincipal
-    const request = yield* RequestContext
-    const outcome = yield* gate.check({
-      principal: toFirstAccessPrincipal(principal),
-      client: {
-        name: Option.match(request.clientInfo, { onNone: () => "", onSome: (info) => info.title ?? info.name }),
-        // `input_required` exists only in the modern era; a legacy client is asked on the dialog.
-        elicitation: request.era === "modern" && request.clientCapabilities["elicitation"] !== undefined
-      },
-      connection: { id: connection.id, name: connection.name },
-      method: request.method,
-      params,
-      requestState: Option.getOrUndefined(request.requestState),
-      inputResponses: Option.getOrUndefined(request.inputResponses)
-    })
+    const outcome = yield* checkFirstAccess(gate, connection, params)
     return outcome._tag === "Granted"
       ? complete<void>(undefined)
       : inputRequired(outcome.payload.inputRequests, outcome.payload.requestState)
