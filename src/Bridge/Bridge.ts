@@ -63,39 +63,42 @@ const legacyResult = (result: Json): Json => {
   return rest
 }
 
-/**
- * Runs one bridge session until stdin closes. `daemon` is the already trusted daemon.
- *
- * @category running
- */
-export const run = (initial: DaemonLink.Daemon, options: Options): Promise<void> => {
-  let daemon = initial
-  let version: string = LEGACY_DEFAULT
-  let clientCapabilities: Json = {}
-  let clientInfo: Json | undefined
-  const sessionId = crypto.randomUUID().slice(0, 8)
-  let sequence = 0
-  const inFlight = new Map<Id, { readonly daemonId: string; readonly abort: AbortController }>()
-  const pendingFromClient = new Map<string, (message: Json) => void>()
-  let closed = false
+/** One client's session: what `initialize` set, the requests in flight, the daemon in use. */
+class Session {
+  private daemon: DaemonLink.Daemon
+  private version: string = LEGACY_DEFAULT
+  private clientCapabilities: Json = {}
+  private clientInfo: Json | undefined
+  private readonly sessionId = crypto.randomUUID().slice(0, 8)
+  private sequence = 0
+  private readonly inFlight = new Map<Id, { readonly daemonId: string; readonly abort: AbortController }>()
+  private readonly pendingFromClient = new Map<string, (message: Json) => void>()
+  private closed = false
+  private refreshing: Promise<void> | undefined
 
-  const send = (message: unknown) => {
-    if (closed) return
-    options.output.write(JSON.stringify(message) + "\n")
+  constructor(initial: DaemonLink.Daemon, private readonly options: Options) {
+    this.daemon = initial
   }
-  const modern = () => version === PROTOCOL_VERSION
+
+  private send(message: unknown) {
+    if (this.closed) return
+    this.options.output.write(JSON.stringify(message) + "\n")
+  }
+
+  private modern() {
+    return this.version === PROTOCOL_VERSION
+  }
 
   // ===== The daemon =====
 
-  let refreshing: Promise<void> | undefined
   /** Re-reads the handshake file; waits (bounded) for a restarted daemon to publish it. */
-  const refresh = (waitMs: number) => {
-    refreshing ??= (async () => {
+  private refresh(waitMs: number): Promise<void> {
+    this.refreshing ??= (async () => {
       const deadline = Date.now() + waitMs
       for (let attempt = 0; ; attempt++) {
         try {
-          daemon = await DaemonLink.locate(options.handshakePath)
-          options.log(`weaviate-mcp bridge: using the daemon on port ${daemon.file.port} (pid ${daemon.file.pid})`)
+          this.daemon = await DaemonLink.locate(this.options.handshakePath)
+          this.options.log(`weaviate-mcp bridge: using the daemon on port ${this.daemon.file.port} (pid ${this.daemon.file.pid})`)
           return
         } catch (error) {
           if (!(error instanceof DaemonLink.BridgeRefused) || !error.notRunning || Date.now() >= deadline || attempt > waitMs / POLL_MS) {
@@ -105,37 +108,38 @@ export const run = (initial: DaemonLink.Daemon, options: Options): Promise<void>
         }
       }
     })().finally(() => {
-      refreshing = undefined
+      this.refreshing = undefined
     })
-    return refreshing
-  }
-  /** Picks up a rewritten handshake file (rotated token, restarted daemon) before a request. */
-  const refreshIfChanged = async () => {
-    const mtime = await DaemonLink.mtimeOf(options.handshakePath)
-    if (mtime !== undefined && mtime !== daemon.mtimeMs) await refresh(RESTART_WAIT_MS).catch(() => undefined)
+    return this.refreshing
   }
 
-  const forwardMeta = (clientMeta: Json): Json => {
+  /** Picks up a rewritten handshake file (rotated token, restarted daemon) before a request. */
+  private async refreshIfChanged() {
+    const mtime = await DaemonLink.mtimeOf(this.options.handshakePath)
+    if (mtime !== undefined && mtime !== this.daemon.mtimeMs) await this.refresh(RESTART_WAIT_MS).catch(() => undefined)
+  }
+
+  private forwardMeta(clientMeta: Json): Json {
     const meta: Json = { ...clientMeta }
-    if (!modern() || meta["io.modelcontextprotocol/protocolVersion"] === undefined) {
+    if (!this.modern() || meta["io.modelcontextprotocol/protocolVersion"] === undefined) {
       meta["io.modelcontextprotocol/protocolVersion"] = PROTOCOL_VERSION
-      meta["io.modelcontextprotocol/clientCapabilities"] = clientCapabilities
-      if (clientInfo !== undefined) meta["io.modelcontextprotocol/clientInfo"] = clientInfo
+      meta["io.modelcontextprotocol/clientCapabilities"] = this.clientCapabilities
+      if (this.clientInfo !== undefined) meta["io.modelcontextprotocol/clientInfo"] = this.clientInfo
     }
     return meta
   }
 
   /** One POST, with one retry after a token or daemon change. */
-  const postOnce = async (
+  private async postOnce(
     method: string,
     params: Json,
     signal: AbortSignal,
     daemonId: string,
     progress: { last: number }
-  ): Promise<DaemonLink.Message | undefined> => {
-    await refreshIfChanged()
+  ): Promise<DaemonLink.Message | undefined> {
+    await this.refreshIfChanged()
     const attempt = () =>
-      DaemonLink.post(daemon.file.port, daemon.file.token, { jsonrpc: "2.0", id: daemonId, method, params }, {
+      DaemonLink.post(this.daemon.file.port, this.daemon.file.token, { jsonrpc: "2.0", id: daemonId, method, params }, {
         signal,
         onFrame: (frame) => {
           if (frame.method !== "notifications/progress" || !isRecord(frame["params"])) return
@@ -143,7 +147,7 @@ export const run = (initial: DaemonLink.Daemon, options: Options): Promise<void>
           const value = frame["params"]["progress"]
           if (typeof value !== "number" || value <= progress.last) return
           progress.last = value
-          send(frame)
+          this.send(frame)
         }
       })
     let reply: Awaited<ReturnType<typeof attempt>>
@@ -152,95 +156,99 @@ export const run = (initial: DaemonLink.Daemon, options: Options): Promise<void>
     } catch (error) {
       if (!(error instanceof DaemonLink.Unreachable) || signal.aborted) throw error
       if (method === "tools/call" && !error.refused) throw error
-      options.log(`weaviate-mcp bridge: ${error.message}; re-reading the handshake file`)
-      await refresh(RESTART_WAIT_MS)
+      this.options.log(`weaviate-mcp bridge: ${error.message}; re-reading the handshake file`)
+      await this.refresh(RESTART_WAIT_MS)
       reply = await attempt()
     }
     if (reply.status === 401) {
-      options.log("weaviate-mcp bridge: the token was refused; re-reading the handshake file")
-      await refresh(RESTART_WAIT_MS)
+      this.options.log("weaviate-mcp bridge: the token was refused; re-reading the handshake file")
+      await this.refresh(RESTART_WAIT_MS)
       reply = await attempt()
     }
     return reply.body
   }
 
   /** Asks the client; resolves with its response message. */
-  const askClient = (method: string, params: Json) =>
-    new Promise<Json>((resolve) => {
-      const id = `bridge-${sessionId}-${++sequence}`
-      pendingFromClient.set(id, resolve)
-      send({ jsonrpc: "2.0", id, method, params })
+  private askClient(method: string, params: Json) {
+    return new Promise<Json>((resolve) => {
+      const id = `bridge-${this.sessionId}-${++this.sequence}`
+      this.pendingFromClient.set(id, resolve)
+      this.send({ jsonrpc: "2.0", id, method, params })
     })
+  }
 
-  const elicitationParams = (params: Json): Json => {
-    if (version !== "2025-06-18") return params
+  private elicitationParams(params: Json): Json {
+    if (this.version !== "2025-06-18") return params
     const { mode: _, ...rest } = params
     return rest
   }
 
+  /**
+   * Relays the daemon's `input_required` to a legacy client as `elicitation/create` requests; the
+   * answers to send back, or an error message when a request cannot be relayed.
+   */
+  private async relayInput(result: Json, signal: AbortSignal): Promise<Json | string | undefined> {
+    const requests = isRecord(result["inputRequests"]) ? result["inputRequests"] : {}
+    const inputResponses: Json = {}
+    for (const [key, request] of Object.entries(requests)) {
+      if (!isRecord(request) || request["method"] !== "elicitation/create" || !isRecord(request["params"])) {
+        return `the daemon asked for input the bridge cannot relay (${key})`
+      }
+      const answer = await this.askClient("elicitation/create", this.elicitationParams(request["params"]))
+      if (signal.aborted) return undefined
+      inputResponses[key] = isRecord(answer["result"]) ? answer["result"] : { action: "cancel" }
+    }
+    return inputResponses
+  }
+
   /** Forwards one client request; the approval round trips happen here for a legacy client. */
-  const forward = async (id: Id, method: string, params: Json) => {
+  async forward(id: Id, method: string, params: Json) {
     const abort = new AbortController()
-    const daemonId = `${sessionId}-${++sequence}`
-    inFlight.set(id, { daemonId, abort })
+    const daemonId = `${this.sessionId}-${++this.sequence}`
+    this.inFlight.set(id, { daemonId, abort })
     try {
       const { _meta, ...rest } = params
-      let body: Json = { ...rest, _meta: forwardMeta(isRecord(_meta) ? _meta : {}) }
+      let body: Json = { ...rest, _meta: this.forwardMeta(isRecord(_meta) ? _meta : {}) }
       const progress = { last: Number.NEGATIVE_INFINITY }
       for (let round = 0; round <= MAX_INPUT_ROUNDS; round++) {
-        const reply = await postOnce(method, body, abort.signal, daemonId, progress)
+        const reply = await this.postOnce(method, body, abort.signal, daemonId, progress)
         if (abort.signal.aborted) return
-        if (reply === undefined) {
-          send(errorResponse(id, -32603, "the daemon sent no response"))
-          return
-        }
-        if (isRecord(reply["error"])) {
-          send({ jsonrpc: "2.0", id, error: reply["error"] })
-          return
-        }
+        if (reply === undefined) return this.send(errorResponse(id, -32603, "the daemon sent no response"))
+        if (isRecord(reply["error"])) return this.send({ jsonrpc: "2.0", id, error: reply["error"] })
         const result = isRecord(reply["result"]) ? reply["result"] : {}
-        if (result["resultType"] !== "input_required" || modern()) {
-          send({ jsonrpc: "2.0", id, result: modern() ? result : legacyResult(result) })
-          return
+        if (result["resultType"] !== "input_required" || this.modern()) {
+          return this.send({ jsonrpc: "2.0", id, result: this.modern() ? result : legacyResult(result) })
         }
         if (round === MAX_INPUT_ROUNDS) break
-        const requests = isRecord(result["inputRequests"]) ? result["inputRequests"] : {}
-        const inputResponses: Json = {}
-        for (const [key, request] of Object.entries(requests)) {
-          if (!isRecord(request) || request["method"] !== "elicitation/create" || !isRecord(request["params"])) {
-            send(errorResponse(id, -32603, `the daemon asked for input the bridge cannot relay (${key})`))
-            return
-          }
-          const answer = await askClient("elicitation/create", elicitationParams(request["params"]))
-          if (abort.signal.aborted) return
-          inputResponses[key] = isRecord(answer["result"]) ? answer["result"] : { action: "cancel" }
-        }
+        const inputResponses = await this.relayInput(result, abort.signal)
+        if (inputResponses === undefined) return
+        if (typeof inputResponses === "string") return this.send(errorResponse(id, -32603, inputResponses))
         body = { ...body, requestState: result["requestState"], inputResponses }
       }
-      send(errorResponse(id, -32603, "too many input rounds for one request"))
+      this.send(errorResponse(id, -32603, "too many input rounds for one request"))
     } catch (error) {
       if (abort.signal.aborted) return
       const message = error instanceof Error ? error.message : String(error)
-      options.log(`weaviate-mcp bridge: ${method} failed: ${message}`)
-      send(errorResponse(id, -33000, message))
+      this.options.log(`weaviate-mcp bridge: ${method} failed: ${message}`)
+      this.send(errorResponse(id, -33000, message))
     } finally {
-      inFlight.delete(id)
+      this.inFlight.delete(id)
     }
   }
 
   /** Cancels one forwarded request: tells the daemon, then drops the connection. */
-  const cancel = async (id: Id, reason: string) => {
-    const entry = inFlight.get(id)
+  async cancel(id: Id, reason: string) {
+    const entry = this.inFlight.get(id)
     if (entry === undefined) return
-    inFlight.delete(id)
+    this.inFlight.delete(id)
     try {
-      await DaemonLink.post(daemon.file.port, daemon.file.token, {
+      await DaemonLink.post(this.daemon.file.port, this.daemon.file.token, {
         jsonrpc: "2.0",
         method: "notifications/cancelled",
-        params: { requestId: entry.daemonId, reason, _meta: forwardMeta({}) }
+        params: { requestId: entry.daemonId, reason, _meta: this.forwardMeta({}) }
       })
     } catch (error) {
-      options.log(`weaviate-mcp bridge: could not forward a cancellation: ${(error as Error).message}`)
+      this.options.log(`weaviate-mcp bridge: could not forward a cancellation: ${(error as Error).message}`)
     } finally {
       entry.abort.abort()
     }
@@ -248,61 +256,84 @@ export const run = (initial: DaemonLink.Daemon, options: Options): Promise<void>
 
   // ===== The client =====
 
-  const initialize = (id: Id, params: Json) => {
+  private initialize(id: Id, params: Json) {
     const offered = typeof params["protocolVersion"] === "string" ? params["protocolVersion"] : LEGACY_DEFAULT
-    version = (STDIO_VERSIONS as ReadonlyArray<string>).includes(offered) ? offered : LEGACY_DEFAULT
-    clientCapabilities = isRecord(params["capabilities"]) ? params["capabilities"] : {}
-    if (isRecord(params["clientInfo"])) clientInfo = params["clientInfo"]
-    const capabilities: Json = { ...daemon.discovery.capabilities }
-    if (!modern()) {
+    this.version = (STDIO_VERSIONS as ReadonlyArray<string>).includes(offered) ? offered : LEGACY_DEFAULT
+    this.clientCapabilities = isRecord(params["capabilities"]) ? params["capabilities"] : {}
+    if (isRecord(params["clientInfo"])) this.clientInfo = params["clientInfo"]
+    const capabilities: Json = { ...this.daemon.discovery.capabilities }
+    if (!this.modern()) {
       delete capabilities["extensions"]
       if (isRecord(capabilities["resources"])) capabilities["resources"] = { ...capabilities["resources"], subscribe: false }
     }
-    send({
+    this.send({
       jsonrpc: "2.0",
       id,
       result: {
-        protocolVersion: version,
+        protocolVersion: this.version,
         capabilities,
-        serverInfo: daemon.discovery.serverInfo,
-        instructions: daemon.discovery.instructions
+        serverInfo: this.daemon.discovery.serverInfo,
+        instructions: this.daemon.discovery.instructions
       }
     })
   }
 
-  const handle = (message: unknown) => {
+  /** One line of stdin, parsed: a request, a notification, or the client's answer to us. */
+  handle(message: unknown) {
     if (!isRecord(message) || message["jsonrpc"] !== "2.0") {
-      send(errorResponse(null, -32600, "invalid JSON-RPC message"))
+      this.send(errorResponse(null, -32600, "invalid JSON-RPC message"))
       return
     }
     const id = message["id"] as Id | undefined
     const method = message["method"]
     const params = isRecord(message["params"]) ? message["params"] : {}
     if (typeof method !== "string") {
-      if (typeof id === "string" && pendingFromClient.has(id)) {
-        const resolve = pendingFromClient.get(id)!
-        pendingFromClient.delete(id)
+      if (typeof id === "string" && this.pendingFromClient.has(id)) {
+        const resolve = this.pendingFromClient.get(id)!
+        this.pendingFromClient.delete(id)
         resolve(message)
       }
       return
     }
     if (id === undefined) {
       if (method === "notifications/cancelled" && (typeof params["requestId"] === "string" || typeof params["requestId"] === "number")) {
-        void cancel(params["requestId"], typeof params["reason"] === "string" ? params["reason"] : "cancelled by the client")
+        void this.cancel(params["requestId"], typeof params["reason"] === "string" ? params["reason"] : "cancelled by the client")
       }
       return
     }
     switch (method) {
       case "initialize":
-        return initialize(id, params)
+        return this.initialize(id, params)
       case "ping":
       case "logging/setLevel":
-        return send({ jsonrpc: "2.0", id, result: {} })
+        return this.send({ jsonrpc: "2.0", id, result: {} })
       default:
-        void forward(id, method, params)
+        void this.forward(id, method, params)
     }
   }
 
+  /** A line of stdin that is not JSON. */
+  parseError() {
+    this.send(errorResponse(null, -32700, "parse error: a line of stdin is not JSON"))
+  }
+
+  /** stdin closed: cancels what is in flight and answers pending questions with `cancel`. */
+  async close() {
+    const pending = [...this.inFlight.keys()].map((id) => this.cancel(id, "the client closed stdin"))
+    for (const [, answer] of this.pendingFromClient) answer({ result: { action: "cancel" } })
+    this.pendingFromClient.clear()
+    await Promise.allSettled(pending)
+    this.closed = true
+  }
+}
+
+/**
+ * Runs one bridge session until stdin closes. `daemon` is the already trusted daemon.
+ *
+ * @category running
+ */
+export const run = (initial: DaemonLink.Daemon, options: Options): Promise<void> => {
+  const session = new Session(initial, options)
   return new Promise<void>((resolve) => {
     const lines = NodeReadline.createInterface({ input: options.input, crlfDelay: Infinity })
     lines.on("line", (line) => {
@@ -311,19 +342,11 @@ export const run = (initial: DaemonLink.Daemon, options: Options): Promise<void>
       try {
         parsed = JSON.parse(line)
       } catch {
-        send(errorResponse(null, -32700, "parse error: a line of stdin is not JSON"))
+        session.parseError()
         return
       }
-      handle(parsed)
+      session.handle(parsed)
     })
-    lines.once("close", () => {
-      const pending = [...inFlight.keys()].map((id) => cancel(id, "the client closed stdin"))
-      for (const [, answer] of pendingFromClient) answer({ result: { action: "cancel" } })
-      pendingFromClient.clear()
-      void Promise.allSettled(pending).then(() => {
-        closed = true
-        resolve()
-      })
-    })
+    lines.once("close", () => void session.close().then(resolve))
   })
 }
