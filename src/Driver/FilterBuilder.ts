@@ -293,6 +293,103 @@ const sampleValue = (collection: Collection, column: string, operator: Operator)
   return operator === "between" ? [one, one] : one
 }
 
+/** The column a filter names, resolved against the collection, with what the operators need of it. */
+interface Resolved {
+  readonly target: Target
+  readonly base: string
+  readonly path: ReadonlyArray<string>
+  readonly isArray: boolean
+  readonly type: string
+}
+
+/** Resolves the filter's column (`uuid` or a property) and checks that it can be filtered at all. */
+const resolveColumn = (collection: Collection, filter: Filter, operator: Operator): Either.Either<Resolved, FilterRefused> => {
+  if (filter.column === "vector") return refuse(filter, "the vector column cannot be filtered; use vector search")
+  let target: Target
+  if (filter.column === "uuid") {
+    target = { kind: "id" }
+  } else {
+    const property = collection.properties.find((p) => p.name === filter.column)
+    if (property === undefined) {
+      return refuse(filter, `the collection ${collection.name} has no column ${JSON.stringify(filter.column)}`)
+    }
+    target = { kind: "property", property }
+  }
+  const base = target.kind === "id" ? "uuid" : target.property.baseType
+  const type = typeName(target)
+  if (target.kind === "property" && !EQUALITY_TYPES.has(base)) {
+    return refuse(filter, `a ${type} column cannot be filtered${base === "reference" ? " (cross-reference)" : ""}`)
+  }
+  if (target.kind === "property" && !target.property.indexFilterable && !noValue.has(operator)) {
+    return refuse(filter, `the property ${target.property.name} is not filterable (indexFilterable is false)`)
+  }
+  return Either.right({
+    target,
+    base,
+    path: target.kind === "id" ? ["id"] : [target.property.name],
+    isArray: target.kind === "property" && target.property.isArray,
+    type
+  })
+}
+
+const RANGE_OPERATORS = {
+  "greater than": "GreaterThan",
+  "greater or equal": "GreaterThanEqual",
+  "less than": "LessThan",
+  "less or equal": "LessThanEqual"
+} as const
+
+/** `between`: both bounds typed like the column, as `>= low And <= high`. */
+const betweenClause = (filter: Filter, { path, target }: Resolved): Either.Either<Clause, FilterRefused> =>
+  Either.match(Either.flatMap(boundsOf(filter.value), ([low, high]) => Either.all([typed(target, low), typed(target, high)])), {
+    onLeft: (reason) => refuse(filter, reason),
+    onRight: ([low, high]) =>
+      Either.right({
+        operator: "And",
+        operands: [
+          { operator: "GreaterThanEqual", path, field: low.field, value: low.value },
+          { operator: "LessThanEqual", path, field: high.field, value: high.value }
+        ]
+      })
+  })
+
+/** contains, not contains, starts with, ends with: `Like` with `*` wildcards (negated with `Not`). */
+const likeClause = (
+  filter: Filter,
+  operator: "contains" | "not contains" | "starts with" | "ends with",
+  { path, target }: Resolved
+): Either.Either<Clause, FilterRefused> => {
+  // Weaviate 1.39 runs `Like` on `id` (checked against the real server): a part of a uuid is
+  // matched as text, not validated as a whole uuid.
+  const part: Either.Either<{ readonly value: Scalar }, string> = target.kind === "id"
+    ? Either.flatMap(scalarOf(filter.value), (v) =>
+      /^[0-9a-fA-F-]+$/.test(String(v).trim())
+        ? Either.right({ value: String(v).trim().toLowerCase() })
+        : Either.left(`${JSON.stringify(String(v))} is not part of a uuid (hex digits and dashes)`))
+    : Either.flatMap(scalarOf(filter.value), (v) => typed(target, v))
+  return Either.match(part, {
+    onLeft: (reason) => refuse(filter, reason),
+    onRight: ({ value }) => {
+      const pattern = operator === "starts with" ? `${value}*` : operator === "ends with" ? `*${value}` : `*${value}*`
+      const like: Clause = { operator: "Like", path, field: "valueText", value: pattern }
+      return Either.right(operator === "not contains" ? { operator: "Not", operands: [like] } : like)
+    }
+  })
+}
+
+/** in list / not in list: `ContainsAny` / `ContainsNone` of values typed like the column. */
+const listClause = (filter: Filter, operator: "in list" | "not in list", { path, target }: Resolved): Either.Either<Clause, FilterRefused> =>
+  Either.match(Either.flatMap(listOf(filter.value), (list) => Either.all(list.map((item) => typed(target, item)))), {
+    onLeft: (reason) => refuse(filter, reason),
+    onRight: (values) =>
+      Either.right({
+        operator: operator === "in list" ? "ContainsAny" : "ContainsNone",
+        path,
+        field: values[0]!.field,
+        value: values.map((v) => v.value)
+      })
+  })
+
 /**
  * One filter as a `where` clause, or the reason it cannot run.
  *
@@ -306,27 +403,10 @@ export const buildClause = (collection: Collection, filter: Filter): Either.Eith
   if (operator === "REGEX") {
     return refuse(filter, "REGEX is not supported by Weaviate; use contains, starts with or ends with (Like with * wildcards)")
   }
-  if (filter.column === "vector") return refuse(filter, "the vector column cannot be filtered; use vector search")
-  let target: Target
-  if (filter.column === "uuid") {
-    target = { kind: "id" }
-  } else {
-    const property = collection.properties.find((p) => p.name === filter.column)
-    if (property === undefined) {
-      return refuse(filter, `the collection ${collection.name} has no column ${JSON.stringify(filter.column)}`)
-    }
-    target = { kind: "property", property }
-  }
-  const base = target.kind === "id" ? "uuid" : target.property.baseType
-  const path = target.kind === "id" ? ["id"] : [target.property.name]
-  const isArray = target.kind === "property" && target.property.isArray
-  const type = typeName(target)
-  if (target.kind === "property" && !EQUALITY_TYPES.has(base)) {
-    return refuse(filter, `a ${type} column cannot be filtered${base === "reference" ? " (cross-reference)" : ""}`)
-  }
-  if (target.kind === "property" && !target.property.indexFilterable && !noValue.has(operator)) {
-    return refuse(filter, `the property ${target.property.name} is not filterable (indexFilterable is false)`)
-  }
+  const resolved = resolveColumn(collection, filter, operator)
+  if (Either.isLeft(resolved)) return Either.left(resolved.left)
+  const column = resolved.right
+  const { base, isArray, path, target, type } = column
 
   const compare = (
     op: "Equal" | "NotEqual" | "GreaterThan" | "GreaterThanEqual" | "LessThan" | "LessThanEqual"
@@ -344,95 +424,39 @@ export const buildClause = (collection: Collection, filter: Filter): Either.Eith
     case "greater than":
     case "greater or equal":
     case "less than":
-    case "less or equal": {
+    case "less or equal":
       if (!RANGE_TYPES.has(base)) return refuse(filter, `${operator} applies to int, number and date columns; this column is ${type}`)
-      return compare(
-        operator === "greater than"
-          ? "GreaterThan"
-          : operator === "greater or equal"
-          ? "GreaterThanEqual"
-          : operator === "less than"
-          ? "LessThan"
-          : "LessThanEqual"
-      )
-    }
-    case "between": {
+      return compare(RANGE_OPERATORS[operator])
+    case "between":
       if (!RANGE_TYPES.has(base)) return refuse(filter, `between applies to int, number and date columns; this column is ${type}`)
-      const bounds = Either.flatMap(boundsOf(filter.value), ([low, high]) =>
-        Either.all([typed(target, low), typed(target, high)]))
-      return Either.match(bounds, {
-        onLeft: (reason) => refuse(filter, reason),
-        onRight: ([low, high]) =>
-          Either.right({
-            operator: "And",
-            operands: [
-              { operator: "GreaterThanEqual", path, field: low.field, value: low.value },
-              { operator: "LessThanEqual", path, field: high.field, value: high.value }
-            ]
-          })
-      })
-    }
+      return betweenClause(filter, column)
     case "contains":
     case "not contains":
     case "starts with":
-    case "ends with": {
+    case "ends with":
       if (base !== "text" && target.kind !== "id") {
         return refuse(filter, `${operator} applies to text columns and the uuid (object id) column only; this column is ${type}`)
       }
-      // Weaviate 1.39 runs `Like` on `id` (checked against the real server): a part of a uuid is
-      // matched as text, not validated as a whole uuid.
-      const part: Either.Either<{ readonly value: Scalar }, string> = target.kind === "id"
-        ? Either.flatMap(scalarOf(filter.value), (v) =>
-          /^[0-9a-fA-F-]+$/.test(String(v).trim())
-            ? Either.right({ value: String(v).trim().toLowerCase() })
-            : Either.left(`${JSON.stringify(String(v))} is not part of a uuid (hex digits and dashes)`))
-        : Either.flatMap(scalarOf(filter.value), (v) => typed(target, v))
-      return Either.match(part, {
-        onLeft: (reason) => refuse(filter, reason),
-        onRight: ({ value }) => {
-          const pattern = operator === "starts with" ? `${value}*` : operator === "ends with" ? `*${value}` : `*${value}*`
-          const like: Clause = { operator: "Like", path, field: "valueText", value: pattern }
-          return Either.right(operator === "not contains" ? { operator: "Not", operands: [like] } : like)
-        }
-      })
-    }
+      return likeClause(filter, operator, column)
     case "in list":
-    case "not in list": {
-      const items = Either.flatMap(listOf(filter.value), (list) => Either.all(list.map((item) => typed(target, item))))
-      return Either.match(items, {
-        onLeft: (reason) => refuse(filter, reason),
-        onRight: (values) =>
-          Either.right({
-            operator: operator === "in list" ? "ContainsAny" : "ContainsNone",
-            path,
-            field: values[0]!.field,
-            value: values.map((v) => v.value)
-          })
-      })
-    }
+    case "not in list":
+      return listClause(filter, operator, column)
     case "is NULL":
-    case "is not NULL": {
+    case "is not NULL":
       if (target.kind === "id") return refuse(filter, "the uuid column is never NULL")
       if (!collection.indexNullState) {
         return refuse(filter, `${operator} needs indexNullState, which is not enabled on the collection ${collection.name}`)
       }
       return Either.right({ operator: "IsNull", path, field: "valueBoolean", value: operator === "is NULL" })
-    }
     case "is empty":
-    case "is not empty": {
+    case "is not empty":
       if (target.kind === "id" || (base !== "text" && !isArray)) {
         return refuse(filter, `${operator} applies to text and array columns; this column is ${type}`)
       }
       if (!collection.indexPropertyLength) {
         return refuse(filter, `${operator} needs indexPropertyLength, which is not enabled on the collection ${collection.name}`)
       }
-      return Either.right({
-        operator: operator === "is empty" ? "Equal" : "GreaterThan",
-        path: [`len(${path[0]})`],
-        field: "valueInt",
-        value: 0
-      })
-    }
+      return Either.right({ operator: operator === "is empty" ? "Equal" : "GreaterThan", path: [`len(${path[0]})`], field: "valueInt", value: 0 })
   }
 }
 
