@@ -118,6 +118,14 @@ export interface Service {
     uuids: ReadonlyArray<string | null | undefined>,
     options?: { readonly tenant?: string | undefined }
   ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound>
+  /** Plans an edit of a collection (its schema read now): the exact requests, and the skipped rows. */
+  readonly planRowEdits: (
+    connection: ConnectionRef,
+    table: string,
+    edit: RowEdits.Edit
+  ) => Effect.Effect<RowEdits.Plan, LookupError | RequestError | CollectionNotFound>
+  /** Sends one planned request exactly as planned; answers the uuid written. */
+  readonly sendRowEdit: (connection: ConnectionRef, request: RowEdits.EditRequest) => Effect.Effect<string, LookupError | RequestError>
   readonly graphql: (
     connection: ConnectionRef,
     query: string | GraphqlEditor.ValidQuery,
@@ -284,6 +292,8 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       insertRows: (name, table, rows, options) => withCollection(name, table, (h, c) => RowEdits.insert(h, c, rows, options)),
       updateRows: (name, table, rows, options) => withCollection(name, table, (h, c) => RowEdits.update(h, c, rows, options)),
       deleteRows: (name, table, uuids, options) => withCollection(name, table, (h, c) => RowEdits.remove(h, c, uuids, options)),
+      planRowEdits: (name, table, edit) => withCollection(name, table, (_, c) => Effect.succeed(RowEdits.planFor(c, edit))),
+      sendRowEdit: (name, request) => withHttp(name, (h) => RowEdits.send(h, request)),
       graphql: (name, query, options) => withHttp(name, (h) => GraphqlEditor.run(h, query, options)),
       rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement))
     })

@@ -41,6 +41,37 @@ export interface EditResult {
   readonly skipped: ReadonlyArray<Skipped>
 }
 
+/**
+ * One REST call of an edit, exactly as it will be sent; `format` renders it for the approval.
+ *
+ * @category models
+ */
+export interface EditRequest {
+  readonly method: "POST" | "PATCH" | "DELETE"
+  readonly path: string
+  readonly query: Readonly<Record<string, string>>
+  readonly body?: Readonly<Record<string, unknown>>
+  /** The object's uuid when the request names one (update, delete, insert with an id). */
+  readonly uuid?: string
+}
+
+/** One row of an edit: the request that writes it, or why no request is sent. @category models */
+export type Step =
+  | { readonly index: number; readonly request: EditRequest }
+  | { readonly index: number; readonly skipped: string }
+
+/** An edit of one collection, planned before anything is sent. @category models */
+export interface Plan {
+  readonly collection: string
+  readonly steps: ReadonlyArray<Step>
+}
+
+/** What a caller asks for; `planFor` turns it into requests. @category models */
+export type Edit =
+  | { readonly _tag: "insert"; readonly rows: ReadonlyArray<NewRow>; readonly tenant?: string | undefined }
+  | { readonly _tag: "update"; readonly rows: ReadonlyArray<RowUpdate>; readonly tenant?: string | undefined }
+  | { readonly _tag: "delete"; readonly uuids: ReadonlyArray<string | null | undefined>; readonly tenant?: string | undefined }
+
 const objectPath = (collection: Collection, uuid: string) =>
   `/v1/objects/${encodeURIComponent(collection.name)}/${encodeURIComponent(uuid)}`
 
@@ -48,93 +79,155 @@ const hasUuid = (uuid: string | null | undefined): uuid is string => typeof uuid
 
 const READ_ONLY_COLUMNS = new Set(["uuid", "vector"])
 
+const tenantQuery = (tenant: string | undefined): Readonly<Record<string, string>> => tenant === undefined ? {} : { tenant }
+
+/**
+ * The requests of an edit, one per row: `POST /v1/objects` for a new row (with its `id` only when one
+ * was given), a `PATCH` of only the changed properties, or a `DELETE`, both on the class-scoped route.
+ * An update or delete without a uuid, or an update that changes nothing, is a skipped step.
+ *
+ * @category planning
+ */
+export const planFor = (collection: Collection, edit: Edit): Plan => {
+  const tenant = edit.tenant
+  const inBody = tenant === undefined ? {} : { tenant }
+  switch (edit._tag) {
+    case "insert":
+      return {
+        collection: collection.name,
+        steps: edit.rows.map((row, index): Step => ({
+          index,
+          request: {
+            method: "POST",
+            path: "/v1/objects",
+            query: {},
+            body: {
+              class: collection.name,
+              properties: row.properties,
+              ...(hasUuid(row.id) ? { id: row.id } : {}),
+              ...(row.vector !== undefined ? { vector: row.vector } : {}),
+              ...inBody
+            },
+            ...(hasUuid(row.id) ? { uuid: row.id } : {})
+          }
+        }))
+      }
+    case "update":
+      return {
+        collection: collection.name,
+        steps: edit.rows.map((row, index): Step => {
+          if (!hasUuid(row.uuid)) return { index, skipped: "the row has no uuid; update skipped" }
+          const properties = Object.fromEntries(Object.entries(row.values).filter(([k]) => !READ_ONLY_COLUMNS.has(k)))
+          if (Object.keys(properties).length === 0) return { index, skipped: "no changed property (uuid and vector are read-only)" }
+          return {
+            index,
+            request: {
+              method: "PATCH",
+              path: objectPath(collection, row.uuid),
+              query: tenantQuery(tenant),
+              body: { class: collection.name, properties, ...inBody },
+              uuid: row.uuid
+            }
+          }
+        })
+      }
+    case "delete":
+      return {
+        collection: collection.name,
+        steps: edit.uuids.map((uuid, index): Step =>
+          hasUuid(uuid)
+            ? { index, request: { method: "DELETE", path: objectPath(collection, uuid), query: tenantQuery(tenant), uuid } }
+            : { index, skipped: "the row has no uuid; delete skipped" }
+        )
+      }
+  }
+}
+
+/**
+ * A request as the approval shows it: the method and path with its query, then the JSON body on the
+ * next line.
+ *
+ * @category formatting
+ */
+export const format = (request: EditRequest): string => {
+  const query = new URLSearchParams(request.query).toString()
+  const line = `${request.method} ${request.path}${query.length > 0 ? `?${query}` : ""}`
+  return request.body === undefined ? line : `${line}\n${JSON.stringify(request.body)}`
+}
+
+/**
+ * Sends one request; answers the uuid written (for an insert, the one the database assigned or kept).
+ *
+ * @category requests
+ */
+export const send = Effect.fn("RowEdits.send")(function*(
+  http: WeaviateHttp,
+  request: EditRequest
+): Effect.fn.Return<string, RequestError> {
+  const response = yield* http.requestOk({
+    method: request.method,
+    path: request.path,
+    query: request.query,
+    ...(request.body !== undefined ? { body: { json: request.body } } : {})
+  })
+  const id = (response.json as { id?: unknown } | undefined)?.id
+  return request.method === "POST" && typeof id === "string" ? id : request.uuid ?? ""
+})
+
+/**
+ * Sends a plan's requests in order; skipped steps are logged and reported, without a request.
+ *
+ * @category requests
+ */
+export const apply = Effect.fn("RowEdits.apply")(function*(
+  http: WeaviateHttp,
+  plan: Plan
+): Effect.fn.Return<EditResult, RequestError> {
+  const applied: Array<string> = []
+  const skipped: Array<Skipped> = []
+  for (const step of plan.steps) {
+    if ("skipped" in step) {
+      yield* Effect.logWarning(`${plan.collection}: row ${step.index}: ${step.skipped}`)
+      skipped.push({ index: step.index, reason: step.skipped })
+      continue
+    }
+    applied.push(yield* send(http, step.request))
+  }
+  return { applied, skipped }
+})
+
 /**
  * Creates rows, one `POST /v1/objects` each; returns the uuids the database assigned or kept.
  *
  * @category requests
  */
-export const insert = Effect.fn("RowEdits.insert")(function*(
+export const insert = (
   http: WeaviateHttp,
   collection: Collection,
   rows: ReadonlyArray<NewRow>,
   options: { readonly tenant?: string | undefined } = {}
-): Effect.fn.Return<EditResult, RequestError> {
-  const applied: Array<string> = []
-  for (const row of rows) {
-    const body = {
-      class: collection.name,
-      properties: row.properties,
-      ...(hasUuid(row.id) ? { id: row.id } : {}),
-      ...(row.vector !== undefined ? { vector: row.vector } : {}),
-      ...(options.tenant !== undefined ? { tenant: options.tenant } : {})
-    }
-    const response = yield* http.requestOk({ method: "POST", path: "/v1/objects", body: { json: body } })
-    const id = (response.json as { id?: unknown } | undefined)?.id
-    applied.push(typeof id === "string" ? id : row.id ?? "")
-  }
-  return { applied, skipped: [] }
-})
+): Effect.Effect<EditResult, RequestError> => apply(http, planFor(collection, { _tag: "insert", rows, tenant: options.tenant }))
 
 /**
  * Saves edited cells; rows without a uuid are skipped (and logged) without a request.
  *
  * @category requests
  */
-export const update = Effect.fn("RowEdits.update")(function*(
+export const update = (
   http: WeaviateHttp,
   collection: Collection,
   rows: ReadonlyArray<RowUpdate>,
   options: { readonly tenant?: string | undefined } = {}
-): Effect.fn.Return<EditResult, RequestError> {
-  const applied: Array<string> = []
-  const skipped: Array<Skipped> = []
-  for (const [index, row] of rows.entries()) {
-    if (!hasUuid(row.uuid)) {
-      const reason = "the row has no uuid; update skipped"
-      yield* Effect.logWarning(`${collection.name}: row ${index}: ${reason}`)
-      skipped.push({ index, reason })
-      continue
-    }
-    const properties = Object.fromEntries(Object.entries(row.values).filter(([k]) => !READ_ONLY_COLUMNS.has(k)))
-    if (Object.keys(properties).length === 0) {
-      skipped.push({ index, reason: "no changed property (uuid and vector are read-only)" })
-      continue
-    }
-    yield* http.requestOk({
-      method: "PATCH",
-      path: objectPath(collection, row.uuid),
-      query: { tenant: options.tenant },
-      body: {
-        json: { class: collection.name, properties, ...(options.tenant !== undefined ? { tenant: options.tenant } : {}) }
-      }
-    })
-    applied.push(row.uuid)
-  }
-  return { applied, skipped }
-})
+): Effect.Effect<EditResult, RequestError> => apply(http, planFor(collection, { _tag: "update", rows, tenant: options.tenant }))
 
 /**
  * Deletes rows by uuid; an empty uuid is skipped (and logged) without a request.
  *
  * @category requests
  */
-export const remove = Effect.fn("RowEdits.remove")(function*(
+export const remove = (
   http: WeaviateHttp,
   collection: Collection,
   uuids: ReadonlyArray<string | null | undefined>,
   options: { readonly tenant?: string | undefined } = {}
-): Effect.fn.Return<EditResult, RequestError> {
-  const applied: Array<string> = []
-  const skipped: Array<Skipped> = []
-  for (const [index, uuid] of uuids.entries()) {
-    if (!hasUuid(uuid)) {
-      const reason = "the row has no uuid; delete skipped"
-      yield* Effect.logWarning(`${collection.name}: row ${index}: ${reason}`)
-      skipped.push({ index, reason })
-      continue
-    }
-    yield* http.requestOk({ method: "DELETE", path: objectPath(collection, uuid), query: { tenant: options.tenant } })
-    applied.push(uuid)
-  }
-  return { applied, skipped }
-})
+): Effect.Effect<EditResult, RequestError> => apply(http, planFor(collection, { _tag: "delete", uuids, tenant: options.tenant }))

@@ -1,7 +1,8 @@
 /**
  * The row writes: `insert_rows`, `update_rows`, `delete_rows`. Each checks what it can before asking
- * (arguments, write permission, that the collection exists), then asks for approval with the exact
- * REST calls it will make, and on `Execute` sends each call exactly once. Results are per row: one
+ * (arguments, write permission, that the collection exists), has the driver plan the REST calls
+ * (`RowEdits.planFor`), asks for approval with exactly those calls, and on `Execute` sends each
+ * planned call exactly once. Results are per row: one
  * row refused by the database does not stop the others; a lost connection stops the rest, which are
  * reported as `not_attempted` (never retried, so nothing is written twice).
  *
@@ -10,10 +11,10 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Redaction from "../../Base/Redaction.ts"
-import type { Collection } from "../../Driver/CollectionSchema.ts"
 import type { RequestError } from "../../Driver/DriverError.ts"
 import * as RowEdits from "../../Driver/RowEdits.ts"
-import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
+import type { LookupError } from "../../Driver/Driver.ts"
+import { approve, type Call, open, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Table, Tenant, Uuid } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
@@ -46,26 +47,28 @@ const batch = <A, I>(item: Schema.Schema<A, I>, what: string) =>
     Schema.maxItems(MAX_ROWS, { message: () => `at most ${MAX_ROWS.toLocaleString("en-US")} ${what} per call` })
   )
 
-const objectPath = (table: string, uuid: string, tenant: string | undefined) =>
-  `/v1/objects/${encodeURIComponent(table)}/${encodeURIComponent(uuid)}${tenant !== undefined ? `?tenant=${encodeURIComponent(tenant)}` : ""}`
-
 /**
- * Runs one call per item; a database refusal fails that item, any other error stops the rest.
+ * Sends each planned request in order; a skipped step is reported, a database refusal fails its row,
+ * any other error stops the rest (`not_attempted`, never retried).
  */
-const perRow = <A>(
-  items: ReadonlyArray<A>,
-  run: (item: A, row: number) => Effect.Effect<RowResult, RequestError>
+const perStep = (
+  steps: ReadonlyArray<RowEdits.Step>,
+  send: (request: RowEdits.EditRequest, row: number) => Effect.Effect<RowResult, RequestError | LookupError>
 ) =>
   Effect.gen(function*() {
     const results: Array<RowResult> = []
     let stopped: string | undefined
-    for (const [index, item] of items.entries()) {
-      const row = index + 1
+    for (const step of steps) {
+      const row = step.index + 1
+      if ("skipped" in step) {
+        results.push({ row, status: "skipped", error: step.skipped })
+        continue
+      }
       if (stopped !== undefined) {
         results.push({ row, status: "not_attempted", error: stopped })
         continue
       }
-      const outcome = yield* Effect.either(run(item, row))
+      const outcome = yield* Effect.either(send(step.request, row))
       if (outcome._tag === "Right") {
         results.push(outcome.right)
         continue
@@ -92,8 +95,26 @@ const summary = (table: string, verb: string, results: ReadonlyArray<RowResult>,
   return ToolDefinition.ok(structured, text)
 }
 
-const prepare = (env: ToolEnv, connectionId: string, table: string) =>
-  Effect.all({ http: env.driver.http(connectionId), collection: Effect.map(env.driver.describe(connectionId, table), (d) => d.collection) })
+/**
+ * A write tool's run: open the connection for writing, plan the edit, ask once for exactly the
+ * planned requests (nothing to send: nothing to ask), then send them.
+ */
+const write = (
+  env: ToolEnv,
+  call: Call,
+  input: { readonly connection_id: string; readonly table: string },
+  edit: RowEdits.Edit,
+  done: { readonly verb: string; readonly status: "inserted" | "updated" | "deleted" }
+) =>
+  Effect.gen(function*() {
+    const connection = yield* open(env, call, input.connection_id, "write")
+    const plan = yield* env.driver.planRowEdits(connection, input.table, edit)
+    const requests = plan.steps.flatMap((step) => ("request" in step ? [step.request] : []))
+    const approvedBy = requests.length > 0 ? yield* approve(env, call, connection, requests.map(RowEdits.format).join("\n")) : undefined
+    const results = yield* perStep(plan.steps, (request, row) =>
+      Effect.map(env.driver.sendRowEdit(connection, request), (uuid): RowResult => ({ row, status: done.status, uuid })))
+    return summary(plan.collection, done.verb, results, approvedBy)
+  })
 
 // ===== insert_rows =====
 
@@ -105,14 +126,6 @@ const NewRow = Schema.Struct({
   vector: Schema.optional(Schema.NonEmptyArray(Schema.Number.pipe(Schema.finite())).annotations({
     description: "The object's vector; omitted: the collection's vectorizer makes one (if it has one)."
   }))
-})
-
-const insertBody = (collection: Collection, row: typeof NewRow.Type, tenant: string | undefined) => ({
-  class: collection.name,
-  properties: row.properties,
-  ...(row.id !== undefined ? { id: row.id } : {}),
-  ...(row.vector !== undefined ? { vector: row.vector } : {}),
-  ...(tenant !== undefined ? { tenant } : {})
 })
 
 /** @category tools */
@@ -133,21 +146,11 @@ export const insertRows = (env: ToolEnv) =>
     annotations: WRITE,
     scopes: ["tools:write"],
     run: (input, raw) =>
-      Effect.gen(function*() {
-        const call = { tool: "insert_rows", arguments: raw }
-        const connection = yield* open(env, call, input.connection_id, "write")
-        const { collection, http } = yield* prepare(env, connection.id, input.table)
-        const statement = input.rows
-          .map((row) => `POST /v1/objects\n${JSON.stringify(insertBody(collection, row, input.tenant))}`)
-          .join("\n")
-        const approvedBy = yield* approve(env, call, connection, statement)
-        const results = yield* perRow(input.rows, (item, row) =>
-          Effect.map(
-            RowEdits.insert(http, collection, [{ id: item.id, properties: item.properties, vector: item.vector }], { tenant: input.tenant }),
-            (r): RowResult => ({ row, status: "inserted", uuid: r.applied[0] ?? "" })
-          ))
-        return summary(collection.name, "inserted", results, approvedBy)
-      })
+      write(env, { tool: "insert_rows", arguments: raw }, input, {
+        _tag: "insert",
+        rows: input.rows.map((row) => ({ id: row.id, properties: row.properties, vector: row.vector })),
+        tenant: input.tenant
+      }, { verb: "inserted", status: "inserted" })
   })
 
 // ===== update_rows =====
@@ -160,10 +163,6 @@ const RowUpdate = Schema.Struct({
     description: "Only the properties to change (uuid and vector cannot be changed; null removes a value)."
   })
 })
-
-const hasUuid = (uuid: string | null | undefined): uuid is string => typeof uuid === "string" && uuid.trim().length > 0
-const changedValues = (values: Readonly<Record<string, unknown>>) =>
-  Object.fromEntries(Object.entries(values).filter(([k]) => k !== "uuid" && k !== "vector"))
 
 /** @category tools */
 export const updateRows = (env: ToolEnv) =>
@@ -182,41 +181,9 @@ export const updateRows = (env: ToolEnv) =>
     annotations: { ...WRITE, idempotentHint: true },
     scopes: ["tools:write"],
     run: (input, raw) =>
-      Effect.gen(function*() {
-        const call = { tool: "update_rows", arguments: raw }
-        const connection = yield* open(env, call, input.connection_id, "write")
-        const { collection, http } = yield* prepare(env, connection.id, input.table)
-        const skip = (row: typeof RowUpdate.Type) =>
-          !hasUuid(row.uuid)
-            ? "the row has no uuid; update skipped"
-            : Object.keys(changedValues(row.values)).length === 0
-            ? "no changed property (uuid and vector are read-only)"
-            : undefined
-        const writes = input.rows.filter((row) => skip(row) === undefined)
-        let approvedBy: string | undefined
-        if (writes.length > 0) {
-          const statement = writes
-            .map((row) =>
-              `PATCH ${objectPath(collection.name, row.uuid!, input.tenant)}\n${
-                JSON.stringify({
-                  class: collection.name,
-                  properties: changedValues(row.values),
-                  ...(input.tenant !== undefined ? { tenant: input.tenant } : {})
-                })
-              }`
-            )
-            .join("\n")
-          approvedBy = yield* approve(env, call, connection, statement)
-        }
-        const results = yield* perRow(input.rows, (item, row): Effect.Effect<RowResult, RequestError> => {
-          const reason = skip(item)
-          if (reason !== undefined) return Effect.succeed({ row, status: "skipped", error: reason })
-          return Effect.as(
-            RowEdits.update(http, collection, [{ uuid: item.uuid, values: item.values }], { tenant: input.tenant }),
-            { row, status: "updated", uuid: item.uuid! }
-          )
-        })
-        return summary(collection.name, "updated", results, approvedBy)
+      write(env, { tool: "update_rows", arguments: raw }, input, { _tag: "update", rows: input.rows, tenant: input.tenant }, {
+        verb: "updated",
+        status: "updated"
       })
   })
 
@@ -239,17 +206,8 @@ export const deleteRows = (env: ToolEnv) =>
     annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
     scopes: ["tools:write"],
     run: (input, raw) =>
-      Effect.gen(function*() {
-        const call = { tool: "delete_rows", arguments: raw }
-        const connection = yield* open(env, call, input.connection_id, "write")
-        const { collection, http } = yield* prepare(env, connection.id, input.table)
-        const statement = input.uuids.map((uuid) => `DELETE ${objectPath(collection.name, uuid, input.tenant)}`).join("\n")
-        const approvedBy = yield* approve(env, call, connection, statement)
-        const results = yield* perRow(input.uuids, (uuid, row) =>
-          Effect.as(
-            RowEdits.remove(http, collection, [uuid], { tenant: input.tenant }),
-            { row, status: "deleted" as const, uuid }
-          ))
-        return summary(collection.name, "deleted", results, approvedBy)
+      write(env, { tool: "delete_rows", arguments: raw }, input, { _tag: "delete", uuids: input.uuids, tenant: input.tenant }, {
+        verb: "deleted",
+        status: "deleted"
       })
   })

@@ -365,6 +365,44 @@ describe("delete_rows", () => {
   })
 })
 
+describe("the approval shows what is sent", () => {
+  /** The statement's requests: a `METHOD path[?query]` line, then the JSON body on the next line when there is one. */
+  const statementRequests = (statement: string) => {
+    const requests: Array<{ method: string; path: string; query: Record<string, string>; body: unknown }> = []
+    for (const line of statement.split("\n")) {
+      const head = /^(POST|PATCH|DELETE) (\S+)$/.exec(line)
+      if (head !== null) {
+        const url = new URL(head[2]!, "http://x")
+        requests.push({ method: head[1]!, path: url.pathname, query: Object.fromEntries(url.searchParams), body: undefined })
+      } else {
+        requests[requests.length - 1]!.body = JSON.parse(line)
+      }
+    }
+    return requests
+  }
+  const received = () =>
+    writesTo(h.w).map((r) => ({ method: r.method, path: r.path, query: r.query, body: r.body.length === 0 ? undefined : JSON.parse(r.body) }))
+
+  it("each write tool sends exactly the requests the user approved: method, path, query and body", async () => {
+    const principal = await fresh("fullAccess")
+    const id = sampleId(1, 20)
+    const cases: Array<[string, Record<string, unknown>]> = [
+      ["insert_rows", { table: "Article", rows: [newRow("shown"), { ...newRow("with id"), id: "00000000-0000-4000-8000-00000000a001" }] }],
+      ["update_rows", { table: "Author", rows: [{ uuid: id, values: { bio: "shown bio", vector: [1] } }, { values: { bio: "skipped" } }] }],
+      ["delete_rows", { table: "Author", uuids: [id] }]
+    ]
+    for (const [tool, args] of cases) {
+      h.dialog.asked.length = 0
+      h.w.clearRequests()
+      success(h, tool, await h.call(tool, { connection_id: h.ids.local, ...args }, { principal }))
+      expect(h.dialog.asked, tool).toHaveLength(1)
+      const shown = statementRequests(h.dialog.asked[0]!.statement)
+      expect(shown.length, tool).toBeGreaterThan(0)
+      expect(received(), tool).toEqual(shown)
+    }
+  })
+})
+
 describe("confirm_destructive_operation", () => {
   it("is for fullAccess tokens only (-33007)", async () => {
     const principal = await fresh("readWrite")
