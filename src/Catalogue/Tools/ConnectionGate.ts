@@ -19,6 +19,7 @@ import type { Connection } from "../../Schema/Connection.ts"
 import { RequestContext } from "../../Mcp/Catalogue.ts"
 import * as Principal from "../../Auth/Principal.ts"
 import { asker, checkFirstAccess } from "../ConnectionAccess.ts"
+import { ToolCall } from "./ToolDefinition.ts"
 import * as ToolError from "./ToolError.ts"
 
 /** The services the tools run on, captured when the `Tools` layer is built. @category models */
@@ -37,13 +38,6 @@ export const makeEnv = Effect.all({
   firstAccess: FirstAccess
 })
 
-/** @category models */
-export interface Call {
-  /** The tool's name and its raw arguments (what a `requestState` is bound to). */
-  readonly tool: string
-  readonly arguments: Readonly<Record<string, unknown>>
-}
-
 /**
  * Opens a connection for a tool call: resolve, permission, first access.
  *
@@ -51,13 +45,13 @@ export interface Call {
  */
 export const open = Effect.fn("ConnectionGate.open")(function*(
   env: ToolEnv,
-  call: Call,
   connectionId: string,
   needed: "read" | "write"
 ) {
   const connection = yield* env.store.get(connectionId)
   const principal = yield* Principal.CurrentPrincipal
   yield* Principal.requireConnection(principal, connection, needed)
+  const call = yield* ToolCall
   const outcome = yield* checkFirstAccess(env.firstAccess, connection, { name: call.tool, arguments: call.arguments })
   if (outcome._tag === "InputRequired") {
     return yield* new ToolError.InputNeeded({
@@ -76,13 +70,13 @@ export const open = Effect.fn("ConnectionGate.open")(function*(
  */
 export const approve = Effect.fn("ConnectionGate.approve")(function*(
   env: ToolEnv,
-  call: Call,
   connection: Connection,
   statement: string,
   options: { readonly destructive?: boolean } = {}
 ) {
   const principal = yield* Principal.CurrentPrincipal
   const context = yield* RequestContext
+  const call = yield* ToolCall
   const outcome = yield* env.approvals.approve({
     principal: Principal.toApprovalPrincipal(principal),
     client: yield* asker,

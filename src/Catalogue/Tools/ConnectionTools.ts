@@ -76,9 +76,9 @@ export const getConnectionStatus = (env: ToolEnv) =>
       latencyMs: Schema.Number
     }),
     annotations: READ,
-    run: (input, raw) =>
+    run: (input) =>
       Effect.gen(function*() {
-        const connection = yield* open(env, { tool: "get_connection_status", arguments: raw }, input.connection_id, "read")
+        const connection = yield* open(env, input.connection_id, "read")
         const health = yield* env.driver.health(connection.id)
         const result = {
           connection_id: connection.id,

@@ -67,7 +67,7 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     // `admin` comes only with fullAccess, so `tools/list` shows the tool to the tokens that may call it.
     scopes: ["tools:write", "admin"],
-    run: (input, raw) =>
+    run: (input) =>
       Effect.gen(function*() {
         if (input.confirm !== input.table) {
           return yield* ToolError.fail("invalid_argument", `confirm must repeat the table name exactly: ${JSON.stringify(input.table)}`)
@@ -86,13 +86,12 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
             data: { required: "fullAccess", access: principal.access }
           })
         }
-        const call = { tool: "confirm_destructive_operation", arguments: raw }
-        const connection = yield* open(env, call, input.connection_id, "write")
+        const connection = yield* open(env, input.connection_id, "write")
         const { collection } = yield* env.driver.describe(connection.id, input.table)
         const tenantQuery = input.tenant !== undefined ? `?tenant=${encodeURIComponent(input.tenant)}` : ""
         if (input.operation === "drop_table") {
           const path = `/v1/schema/${encodeURIComponent(collection.name)}`
-          const approvedBy = yield* approve(env, call, connection, `DELETE ${path}`, { destructive: true })
+          const approvedBy = yield* approve(env, connection, `DELETE ${path}`, { destructive: true })
           const http = yield* env.driver.http(connection.id)
           yield* http.requestOk({ method: "DELETE", path })
           return ToolDefinition.ok(
@@ -106,7 +105,6 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
         const body = { match: { class: collection.name, where }, output: "minimal" }
         const approvedBy = yield* approve(
           env,
-          call,
           connection,
           `DELETE /v1/batch/objects${tenantQuery}\n${JSON.stringify(body)}`,
           { destructive: true }

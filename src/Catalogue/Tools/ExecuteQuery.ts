@@ -145,7 +145,7 @@ export const executeQuery = (env: ToolEnv) =>
     output: Output,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     unmirrored: ["query"],
-    run: (input, raw) =>
+    run: (input) =>
       Effect.gen(function*() {
         const context = yield* RequestContext
         yield* context.progress(0, "statement received")
@@ -156,14 +156,13 @@ export const executeQuery = (env: ToolEnv) =>
             `the statement is ${bytes.toLocaleString("en-US")} bytes; at most 100 KB (102,400 bytes) is accepted`
           )
         }
-        const call = { tool: "execute_query", arguments: raw }
         const maxRows = input.max_rows ?? 100
         const bounded = withStatementTimeout(input.timeout_seconds ?? 60)
 
         if (!REST_LINE.test(input.query)) {
           // Parsed once: the validated document is what is sent (printed again only with a tenant).
           const query = yield* GraphqlEditor.validate(input.query)
-          const connection = yield* open(env, call, input.connection_id, "read")
+          const connection = yield* open(env, input.connection_id, "read")
           yield* context.progress(0.3, `running the GraphQL query on ${connection.name}`)
           const result = yield* bounded(env.driver.graphql(connection, query, { tenant: input.tenant }))
           yield* context.progress(1, "done")
@@ -182,8 +181,8 @@ export const executeQuery = (env: ToolEnv) =>
         if (classification.isWrite) {
           yield* Principal.requireScopes(yield* Principal.CurrentPrincipal, ["tools:read", "tools:write"])
         }
-        const connection = yield* open(env, call, input.connection_id, classification.isWrite ? "write" : "read")
-        const approvedBy = classification.isWrite ? yield* approve(env, call, connection, RestConsole.format(request)) : undefined
+        const connection = yield* open(env, input.connection_id, classification.isWrite ? "write" : "read")
+        const approvedBy = classification.isWrite ? yield* approve(env, connection, RestConsole.format(request)) : undefined
         yield* context.progress(0.3, `sending ${request.method} ${request.path} to ${connection.name}`)
         const response = yield* bounded(env.driver.rest(connection, request))
         yield* context.progress(1, "done")

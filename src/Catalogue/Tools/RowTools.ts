@@ -44,9 +44,9 @@ export const browseTable = (env: ToolEnv) =>
       endOfGrid: Schema.Boolean
     }),
     annotations: READ,
-    run: (input, raw) =>
+    run: (input) =>
       Effect.gen(function*() {
-        const connection = yield* open(env, { tool: "browse_table", arguments: raw }, input.connection_id, "read")
+        const connection = yield* open(env, input.connection_id, "read")
         const offset = input.offset ?? 0
         const limit = Math.min(input.limit ?? 50, PAGING_DEPTH - offset)
         const page = yield* env.driver.browse(connection.id, input.table, {
@@ -91,9 +91,9 @@ export const countRows = (env: ToolEnv) =>
     }),
     output: Schema.Struct({ table: Schema.String, count: Schema.Number }),
     annotations: READ,
-    run: (input, raw) =>
+    run: (input) =>
       Effect.gen(function*() {
-        const connection = yield* open(env, { tool: "count_rows", arguments: raw }, input.connection_id, "read")
+        const connection = yield* open(env, input.connection_id, "read")
         const count = yield* env.driver.count(connection.id, input.table, {
           filters: toDriverFilters(input.filters),
           tenant: input.tenant
@@ -118,9 +118,9 @@ export const getRow = (env: ToolEnv) =>
     }),
     output: Schema.Struct({ table: Schema.String, row: Row }),
     annotations: READ,
-    run: (input, raw) =>
+    run: (input) =>
       Effect.gen(function*() {
-        const connection = yield* open(env, { tool: "get_row", arguments: raw }, input.connection_id, "read")
+        const connection = yield* open(env, input.connection_id, "read")
         const includeVector = input.include_vector === true
         const found = yield* env.driver.getRow(connection.id, input.table, input.uuid, { includeVector, tenant: input.tenant })
         if (Option.isNone(found)) return yield* ToolError.fail("not_found", `${input.table} has no row with uuid ${input.uuid}`)

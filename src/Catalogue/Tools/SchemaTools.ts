@@ -37,9 +37,9 @@ export const listTables = (env: ToolEnv) =>
     }),
     output: Schema.Struct({ connection_id: Schema.String, tables: Schema.Array(TableSummary) }),
     annotations: READ,
-    run: (input, raw) =>
+    run: (input) =>
       Effect.gen(function*() {
-        const connection = yield* open(env, { tool: "list_tables", arguments: raw }, input.connection_id, "read")
+        const connection = yield* open(env, input.connection_id, "read")
         const collections = yield* env.driver.listCollections(connection.id)
         const tables = yield* Effect.forEach(collections, (c) =>
           Effect.gen(function*() {
@@ -105,9 +105,9 @@ export const describeTable = (env: ToolEnv) =>
     input: Schema.Struct({ connection_id: ConnectionId, table: Table }),
     output: TableDescription,
     annotations: READ,
-    run: (input, raw) =>
+    run: (input) =>
       Effect.gen(function*() {
-        const connection = yield* open(env, { tool: "describe_table", arguments: raw }, input.connection_id, "read")
+        const connection = yield* open(env, input.connection_id, "read")
         const description = yield* env.driver.describe(connection.id, input.table)
         const c: Collection = description.collection
         const tenants = c.multiTenancy ? yield* tenantsOf(env, connection.id, c.name) : undefined
@@ -211,9 +211,9 @@ export const searchSchema = (env: ToolEnv) =>
       }))
     }),
     annotations: READ,
-    run: (input, raw) =>
+    run: (input) =>
       Effect.gen(function*() {
-        const connection = yield* open(env, { tool: "search_schema", arguments: raw }, input.connection_id, "read")
+        const connection = yield* open(env, input.connection_id, "read")
         const collections = yield* env.driver.listCollections(connection.id)
         const regex = namePattern(input.pattern)
         const matches: Array<{ collection: string; property?: string; dataType?: string }> = []

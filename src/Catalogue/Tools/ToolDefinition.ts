@@ -17,6 +17,7 @@
  *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
@@ -49,6 +50,17 @@ export type HandlerError =
   | FilterRefused
   | StatementRefused
 
+/**
+ * The call being run: the tool's name and its raw arguments, as the client sent them (what a
+ * `requestState` is bound to and what approvals and first access name). Provided to every handler.
+ *
+ * @category services
+ */
+export class ToolCall extends Context.Tag("weaviate-mcp/ToolCall")<ToolCall, {
+  readonly tool: string
+  readonly arguments: Readonly<Record<string, unknown>>
+}>() {}
+
 /** @category models */
 export interface Definition<I, IE, O, OE> {
   readonly name: string
@@ -61,7 +73,7 @@ export interface Definition<I, IE, O, OE> {
   readonly scopes?: ReadonlyArray<Scope>
   /** Scalar parameters not mirrored into `Mcp-Param-*` headers (long free text). */
   readonly unmirrored?: ReadonlyArray<string>
-  readonly run: (input: I, raw: Readonly<Record<string, unknown>>) => Effect.Effect<Outcome<CallToolResult>, HandlerError, HandlerContext>
+  readonly run: (input: I) => Effect.Effect<Outcome<CallToolResult>, HandlerError, HandlerContext | ToolCall>
 }
 
 type JsonObject = Record<string, unknown>
@@ -165,7 +177,8 @@ export const make = <I, IE, O, OE>(definition: Definition<I, IE, O, OE>): Tool =
       if (Either.isLeft(decoded)) {
         return Effect.succeed(complete(ToolError.toResult(ToolError.fail("invalid_argument", formatIssues(decoded.left)))))
       }
-      return definition.run(decoded.right, raw ?? {}).pipe(
+      return definition.run(decoded.right).pipe(
+        Effect.provideService(ToolCall, { tool: name, arguments: raw ?? {} }),
         Effect.catchAll((error): Effect.Effect<Outcome<CallToolResult>, McpError> => {
           if (isMcpError(error)) return Effect.fail(error)
           if (error._tag === "InputNeeded") return Effect.succeed(inputRequired(error.inputRequests, error.requestState))

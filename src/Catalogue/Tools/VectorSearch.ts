@@ -96,11 +96,11 @@ export const vectorSearch = (env: ToolEnv) =>
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     unmirrored: ["query"],
-    run: (input, raw) =>
+    run: (input) =>
       Effect.gen(function*() {
         const missing = needs(input.mode, input)
         if (missing !== undefined) return yield* ToolError.fail("invalid_argument", missing)
-        const connection = yield* open(env, { tool: "vector_search", arguments: raw }, input.connection_id, "read")
+        const connection = yield* open(env, input.connection_id, "read")
         const { collection } = yield* env.driver.describe(connection.id, input.table)
         const where = yield* FilterBuilder.buildWhere(collection, toDriverFilters(input.filters))
         const measure = input.mode === "near_text" || input.mode === "near_vector" ? "distance" : "score"

@@ -14,7 +14,7 @@ import * as Redaction from "../../Base/Redaction.ts"
 import type { RequestError } from "../../Driver/DriverError.ts"
 import * as RowEdits from "../../Driver/RowEdits.ts"
 import type { LookupError } from "../../Driver/Driver.ts"
-import { approve, type Call, open, type ToolEnv } from "./ConnectionGate.ts"
+import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Table, Tenant, Uuid } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
@@ -101,16 +101,15 @@ const summary = (table: string, verb: string, results: ReadonlyArray<RowResult>,
  */
 const write = (
   env: ToolEnv,
-  call: Call,
   input: { readonly connection_id: string; readonly table: string },
   edit: RowEdits.Edit,
   done: { readonly verb: string; readonly status: "inserted" | "updated" | "deleted" }
 ) =>
   Effect.gen(function*() {
-    const connection = yield* open(env, call, input.connection_id, "write")
+    const connection = yield* open(env, input.connection_id, "write")
     const plan = yield* env.driver.planRowEdits(connection, input.table, edit)
     const requests = plan.steps.flatMap((step) => ("request" in step ? [step.request] : []))
-    const approvedBy = requests.length > 0 ? yield* approve(env, call, connection, requests.map(RowEdits.format).join("\n")) : undefined
+    const approvedBy = requests.length > 0 ? yield* approve(env, connection, requests.map(RowEdits.format).join("\n")) : undefined
     const results = yield* perStep(plan.steps, (request, row) =>
       Effect.map(env.driver.sendRowEdit(connection, request), (uuid): RowResult => ({ row, status: done.status, uuid })))
     return summary(plan.collection, done.verb, results, approvedBy)
@@ -145,8 +144,8 @@ export const insertRows = (env: ToolEnv) =>
     output: Output,
     annotations: WRITE,
     scopes: ["tools:write"],
-    run: (input, raw) =>
-      write(env, { tool: "insert_rows", arguments: raw }, input, {
+    run: (input) =>
+      write(env, input, {
         _tag: "insert",
         rows: input.rows.map((row) => ({ id: row.id, properties: row.properties, vector: row.vector })),
         tenant: input.tenant
@@ -180,8 +179,8 @@ export const updateRows = (env: ToolEnv) =>
     output: Output,
     annotations: { ...WRITE, idempotentHint: true },
     scopes: ["tools:write"],
-    run: (input, raw) =>
-      write(env, { tool: "update_rows", arguments: raw }, input, { _tag: "update", rows: input.rows, tenant: input.tenant }, {
+    run: (input) =>
+      write(env, input, { _tag: "update", rows: input.rows, tenant: input.tenant }, {
         verb: "updated",
         status: "updated"
       })
@@ -205,8 +204,8 @@ export const deleteRows = (env: ToolEnv) =>
     output: Output,
     annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
     scopes: ["tools:write"],
-    run: (input, raw) =>
-      write(env, { tool: "delete_rows", arguments: raw }, input, { _tag: "delete", uuids: input.uuids, tenant: input.tenant }, {
+    run: (input) =>
+      write(env, input, { _tag: "delete", uuids: input.uuids, tenant: input.tenant }, {
         verb: "deleted",
         status: "deleted"
       })
