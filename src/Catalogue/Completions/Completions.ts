@@ -63,7 +63,7 @@ export const make = Effect.gen(function*() {
 
   // A server that is down completes to nothing rather than failing the client's typing.
   const collectionsOf = (connection: Connection) =>
-    driver.listCollections(connection.id).pipe(Effect.orElseSucceed((): ReadonlyArray<CollectionSchema.Collection> => []))
+    driver.listCollections(connection).pipe(Effect.orElseSucceed((): ReadonlyArray<CollectionSchema.Collection> => []))
 
   const argumentNames = (ref: { readonly type: "ref/prompt"; readonly name: string } | { readonly type: "ref/resource"; readonly uri: string }) => {
     if (ref.type === "ref/prompt") {

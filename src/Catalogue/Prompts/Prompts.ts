@@ -421,7 +421,7 @@ export const make = Effect.gen(function*() {
     const connection = yield* access.readable(given["connection_id"]!, { byName: true })
     const gate = yield* access.firstAccess(connection, { name, arguments: args })
     if (gate._tag === "InputRequired") return gate
-    const collections = yield* Effect.mapError(driver.listCollections(connection.id), ConnectionAccess.toMcpError)
+    const collections = yield* Effect.mapError(driver.listCollections(connection), ConnectionAccess.toMcpError)
     const result = yield* Effect.mapError(
       renderers[name]!({ connection, collections, args: given, driver }),
       (error): McpError => error._tag === "InvalidParams" ? (error as InvalidParams) : ConnectionAccess.toMcpError(error)

@@ -168,7 +168,7 @@ export const make = (options: Options = {}) =>
             mimeType: ResourceUri.MIME_TYPE
           }
         ]
-        const collections = yield* driver.listCollections(connection.id).pipe(
+        const collections = yield* driver.listCollections(connection).pipe(
           Effect.timeout(listTimeout),
           Effect.orElseSucceed((): ReadonlyArray<CollectionSchema.Collection> => [])
         )
@@ -213,7 +213,7 @@ export const make = (options: Options = {}) =>
     })
 
     const metaBody = (connection: Connection) =>
-      driver.health(connection.id).pipe(
+      driver.health(connection).pipe(
         Effect.map((health) => ({ connection: toPublic(connection), reachable: true, health })),
         // Metadata describes the connection even when its server is down: say so rather than fail.
         Effect.catchAll((error) =>
@@ -223,25 +223,25 @@ export const make = (options: Options = {}) =>
 
     const tableBody = (connection: Connection, table: string) =>
       Effect.gen(function*() {
-        const description = yield* driver.describe(connection.id, table)
+        const description = yield* driver.describe(connection, table)
         const name = description.collection.name
         if (description.collection.multiTenancy) return tableJson(connection, description, undefined)
         const [rowCount, page] = yield* Effect.all([
-          driver.count(connection.id, name),
-          driver.browse(connection.id, name, { limit: sampleSize })
+          driver.count(connection, name),
+          driver.browse(connection, name, { limit: sampleSize })
         ], { concurrency: 2 })
         return tableJson(connection, description, { rowCount, sampleRows: page.rows.map(withoutVector) })
       })
 
     const rowBody = (connection: Connection, table: string, uuid: string) =>
       Effect.gen(function*() {
-        const collection = (yield* driver.describe(connection.id, table)).collection
+        const collection = (yield* driver.describe(connection, table)).collection
         if (collection.multiTenancy) {
           return yield* new InvalidParams({
             message: `Table ${collection.name} is multi-tenant: read its rows with get_row and a tenant`
           })
         }
-        const row = yield* driver.getRow(connection.id, collection.name, uuid, { includeVector: true })
+        const row = yield* driver.getRow(connection, collection.name, uuid, { includeVector: true })
         return yield* Option.match(row, {
           onNone: () =>
             Effect.fail(new InvalidParams({ message: `Unknown row ${uuid} in table ${collection.name}`, data: { uuid } })),
@@ -257,7 +257,7 @@ export const make = (options: Options = {}) =>
         case "Meta":
           return metaBody(connection)
         case "Schema":
-          return driver.listCollections(connection.id).pipe(
+          return driver.listCollections(connection).pipe(
             Effect.map((collections) => schemaJson(connection, collections)),
             Effect.mapError(driverFailure)
           )

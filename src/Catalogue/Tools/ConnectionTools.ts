@@ -79,7 +79,7 @@ export const getConnectionStatus = (env: ToolEnv) =>
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
-        const health = yield* env.driver.health(connection.id)
+        const health = yield* env.driver.health(connection)
         const result = {
           connection_id: connection.id,
           name: connection.name,

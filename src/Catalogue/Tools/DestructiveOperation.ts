@@ -87,12 +87,12 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
           })
         }
         const connection = yield* open(env, input.connection_id, "write")
-        const { collection } = yield* env.driver.describe(connection.id, input.table)
+        const { collection } = yield* env.driver.describe(connection, input.table)
         const tenantQuery = input.tenant !== undefined ? `?tenant=${encodeURIComponent(input.tenant)}` : ""
         if (input.operation === "drop_table") {
           const path = `/v1/schema/${encodeURIComponent(collection.name)}`
           const approvedBy = yield* approve(env, connection, `DELETE ${path}`, { destructive: true })
-          const http = yield* env.driver.http(connection.id)
+          const http = yield* env.driver.http(connection)
           yield* http.requestOk({ method: "DELETE", path })
           return ToolDefinition.ok(
             { operation: input.operation, table: collection.name, dropped: true, approvedBy },
@@ -109,7 +109,7 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
           `DELETE /v1/batch/objects${tenantQuery}\n${JSON.stringify(body)}`,
           { destructive: true }
         )
-        const http = yield* env.driver.http(connection.id)
+        const http = yield* env.driver.http(connection)
         let deleted = 0
         for (let round = 0; round < MAX_ROUNDS; round++) {
           const response = yield* http.requestOk({

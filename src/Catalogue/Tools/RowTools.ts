@@ -49,7 +49,7 @@ export const browseTable = (env: ToolEnv) =>
         const connection = yield* open(env, input.connection_id, "read")
         const offset = input.offset ?? 0
         const limit = Math.min(input.limit ?? 50, PAGING_DEPTH - offset)
-        const page = yield* env.driver.browse(connection.id, input.table, {
+        const page = yield* env.driver.browse(connection, input.table, {
           filters: toDriverFilters(input.filters),
           sort: input.sort ?? [],
           limit,
@@ -94,7 +94,7 @@ export const countRows = (env: ToolEnv) =>
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
-        const count = yield* env.driver.count(connection.id, input.table, {
+        const count = yield* env.driver.count(connection, input.table, {
           filters: toDriverFilters(input.filters),
           tenant: input.tenant
         })
@@ -122,7 +122,7 @@ export const getRow = (env: ToolEnv) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
         const includeVector = input.include_vector === true
-        const found = yield* env.driver.getRow(connection.id, input.table, input.uuid, { includeVector, tenant: input.tenant })
+        const found = yield* env.driver.getRow(connection, input.table, input.uuid, { includeVector, tenant: input.tenant })
         if (Option.isNone(found)) return yield* ToolError.fail("not_found", `${input.table} has no row with uuid ${input.uuid}`)
         const row = includeVector ? found.value : Object.fromEntries(Object.entries(found.value).filter(([k]) => k !== "vector"))
         const text = Object.entries(row).map(([k, v]) => `${k}: ${TextTable.cell(v, k)}`).join("\n")

@@ -40,14 +40,14 @@ export const listTables = (env: ToolEnv) =>
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
-        const collections = yield* env.driver.listCollections(connection.id)
+        const collections = yield* env.driver.listCollections(connection)
         const tables = yield* Effect.forEach(collections, (c) =>
           Effect.gen(function*() {
             const count = input.include_counts !== true
               ? undefined
               : c.multiTenancy
               ? null
-              : yield* env.driver.count(connection.id, c.name)
+              : yield* env.driver.count(connection, c.name)
             return {
               name: c.name,
               ...(c.description !== undefined ? { description: c.description } : {}),
@@ -108,7 +108,7 @@ export const describeTable = (env: ToolEnv) =>
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
-        const description = yield* env.driver.describe(connection.id, input.table)
+        const description = yield* env.driver.describe(connection, input.table)
         const c: Collection = description.collection
         const tenants = c.multiTenancy ? yield* tenantsOf(env, connection.id, c.name) : undefined
         const columns = description.columns.map((column) => {
@@ -214,7 +214,7 @@ export const searchSchema = (env: ToolEnv) =>
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
-        const collections = yield* env.driver.listCollections(connection.id)
+        const collections = yield* env.driver.listCollections(connection)
         const regex = namePattern(input.pattern)
         const matches: Array<{ collection: string; property?: string; dataType?: string }> = []
         for (const c of collections) {

@@ -101,7 +101,7 @@ export const vectorSearch = (env: ToolEnv) =>
         const missing = needs(input.mode, input)
         if (missing !== undefined) return yield* ToolError.fail("invalid_argument", missing)
         const connection = yield* open(env, input.connection_id, "read")
-        const { collection } = yield* env.driver.describe(connection.id, input.table)
+        const { collection } = yield* env.driver.describe(connection, input.table)
         const where = yield* FilterBuilder.buildWhere(collection, toDriverFilters(input.filters))
         const measure = input.mode === "near_text" || input.mode === "near_vector" ? "distance" : "score"
         const selection = Grid.selection(collection).replace(/_additional \{ id vector \}$/, `_additional { id ${measure} }`)
@@ -112,7 +112,7 @@ export const vectorSearch = (env: ToolEnv) =>
           ...(input.tenant !== undefined ? [`tenant: ${FilterBuilder.graphqlString(input.tenant)}`] : [])
         ]
         const query = `{ Get { ${collection.name}(${args.join(", ")}) { ${selection} } } }`
-        const result = yield* env.driver.graphql(connection.id, query)
+        const result = yield* env.driver.graphql(connection, query)
         if (result.errors.length > 0) {
           return yield* ToolError.fail("query_failed", result.errors.map((e) => e.message).join("; "))
         }

@@ -270,3 +270,27 @@ describe("invalid arguments are the tool error invalid_argument, not a protocol 
     toolError(await h.call("list_tables", { connection_id: h.ids.local, extra: 1 }), "invalid_argument")
   })
 })
+
+describe("one lookup per call", () => {
+  it("every tool resolves its connection once: one store lookup per call, by the id the client named", async () => {
+    const id = h.ids.local!
+    const principal = token("fullAccess", { id: "tok-lookups" })
+    // First access granted once, outside the counted calls.
+    success(h, "list_tables", await h.call("list_tables", { connection_id: id }, { principal }))
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ["get_connection_status", {}],
+      ["list_tables", {}],
+      ["describe_table", { table: "Article" }],
+      ["search_schema", { pattern: "title" }],
+      ["browse_table", { table: "Article", limit: 2 }],
+      ["count_rows", { table: "Article" }],
+      ["execute_query", { query: "{ Get { Article(limit: 1) { title } } }" }],
+      ["execute_query", { query: "GET /v1/schema" }]
+    ]
+    for (const [tool, args] of calls) {
+      h.lookups.length = 0
+      success(h, tool, await h.call(tool, { connection_id: id, ...args }, { principal }))
+      expect(h.lookups, tool).toEqual([id])
+    }
+  })
+})

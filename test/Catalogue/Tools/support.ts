@@ -72,6 +72,8 @@ export interface Harness {
   readonly ids: Readonly<Record<string, string>>
   readonly tools: Tools["Type"]
   readonly call: (name: string, args: Record<string, unknown>, options?: CallOptions) => Promise<CallExit>
+  /** Every connection the store looked up (`get`), in order: what a test clears and reads. */
+  readonly lookups: Array<string>
   readonly close: () => Promise<void>
 }
 
@@ -100,8 +102,14 @@ export const makeHarness = async (
       interactive: true,
       confirm: (request) => Effect.sync(() => (dialog.asked.push(request), dialog.answer))
     })
+  const lookups: Array<string> = []
+  // The real store, with its lookups recorded.
+  const store = Layer.effect(
+    ConnectionStore,
+    Effect.map(ConnectionStore.make, (real) => ({ ...real, get: (idOrName: string) => (lookups.push(idOrName), real.get(idOrName)) }))
+  )
   const base = Layer.mergeAll(Driver.layer, ApprovalsLayer.layerWithDialog(dialogLayer)).pipe(
-    Layer.provideMerge(ConnectionStore.layer),
+    Layer.provideMerge(store),
     Layer.provide(homeLayer(Option.some(tempHome())))
   )
   const runtime = ManagedRuntime.make(ToolsLive.pipe(Layer.provideMerge(base)))
@@ -159,6 +167,7 @@ export const makeHarness = async (
     ids,
     tools,
     call,
+    lookups,
     close: async () => {
       await runtime.dispose()
       await w.close()
