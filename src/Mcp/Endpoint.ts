@@ -293,39 +293,28 @@ const inEra = (
 
 // ===== Constructor =====
 
-/**
- * @category constructors
- */
-export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
-  const instance = yield* ServerInstance
-  const authenticator = yield* Authenticator
-  const inFlight = yield* InFlight
-  const sessions = yield* LegacySessions
-  const lifecycle = yield* Lifecycle
-  const pagination = yield* Pagination
-  const resources = yield* Catalogue.Resources
-  const observer = yield* CallObserver
-  const pause = yield* PauseSwitch
-  const traced = yield* Tracing.TracingEnabled
-  const dispatcher = Dispatcher.make({
-    tools: yield* Catalogue.Tools,
-    resources,
-    prompts: yield* Catalogue.Prompts,
-    completions: yield* Catalogue.Completions,
-    pagination
-  })
-  const allowedOrigins: ReadonlySet<string> = new Set(options.allowedOrigins)
-  const listenSlots = Subscriptions.slots(options.maxListenStreams ?? MAX_LISTEN_STREAMS)
-  const shortMeta = { [McpWire.META_SERVER_INFO]: Discovery.serverInfo }
-  const discoverResult = {
-    ...Discovery.discoverPayload(instance.instanceId),
-    resultType: "complete",
-    ...CacheHints.table["server/discover"],
-    _meta: { [McpWire.META_SERVER_INFO]: Discovery.fullServerInfo(instance.instanceId) }
-  }
+// ===== The endpoint, in steps =====
 
-  // ----- Results per era -----
+/** What the steps of the endpoint share: the services and settings `make` gathered once. */
+interface Deps {
+  readonly instanceId: string
+  readonly authenticator: Authenticator["Type"]
+  readonly inFlight: InFlight["Type"]
+  readonly sessions: LegacySessions["Type"]
+  readonly lifecycle: Lifecycle["Type"]
+  readonly resources: Catalogue.Resources["Type"]
+  readonly observer: CallObserver["Type"]
+  readonly pause: PauseSwitch["Type"]
+  readonly traced: boolean
+  readonly dispatcher: ReturnType<typeof Dispatcher.make>
+  readonly allowedOrigins: ReadonlySet<string>
+  readonly listenSlots: ReturnType<typeof Subscriptions.slots>
+}
 
+const shortMeta = { [McpWire.META_SERVER_INFO]: Discovery.serverInfo }
+
+/** Results per era: a reply shaped for the request's era, and the kept result texts of cached replies. */
+const makeResults = () => {
   const metaWith = (payloadMeta: unknown, trace: Readonly<Record<string, unknown>> | undefined, base: Readonly<Record<string, unknown>> | undefined) =>
     isObject(payloadMeta) || trace !== undefined || base !== undefined ? { ...(isObject(payloadMeta) ? payloadMeta : {}), ...base, ...trace } : undefined
 
@@ -371,10 +360,15 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     return text
   }
 
-  // ----- Running handlers -----
+  return { shape, resultText }
+}
 
-  const unavailable = () => new ServiceUnavailable({ message: "Service unavailable: the server is shutting down" })
+const unavailable = () => new ServiceUnavailable({ message: "Service unavailable: the server is shutting down" })
 
+/** Running handlers: failures as JSON-RPC errors, event streams, and one prepared call with its context. */
+const makeRunning = (deps: Deps, results: ReturnType<typeof makeResults>) => {
+  const { inFlight, lifecycle, traced } = deps
+  const { resultText, shape } = results
   /** Failures become JSON-RPC errors; defects are logged and answered -32603; interruption stays interruption. */
   const settle = <A>(
     id: JsonRpc.RequestId,
@@ -473,7 +467,19 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     ))
   }
 
-  // ----- Methods of each era -----
+  return { settle, eventStream, untilShutdown, dispatch }
+}
+
+/** The methods of each era: modern (with `subscriptions/listen` and `server/discover`) and legacy (with sessions). */
+const makeMethods = (deps: Deps, running: ReturnType<typeof makeRunning>) => {
+  const { dispatcher, inFlight, instanceId, lifecycle, listenSlots, resources, sessions } = deps
+  const { dispatch, eventStream } = running
+  const discoverResult = {
+    ...Discovery.discoverPayload(instanceId),
+    resultType: "complete",
+    ...CacheHints.table["server/discover"],
+    _meta: { [McpWire.META_SERVER_INFO]: Discovery.fullServerInfo(instanceId) }
+  }
 
   const listen = (scope: Scope): Effect.Effect<HttpTransport.HttpResponse> => {
     const decoded = decodeListen(scope.params)
@@ -549,7 +555,7 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
         clientInfo: Option.fromNullable(clientInfo)
       }),
       (session) =>
-        successResponse(scope.id, Discovery.initializeResult(protocolVersion, instance.instanceId), { [SESSION_HEADER]: session.id })
+        successResponse(scope.id, Discovery.initializeResult(protocolVersion, instanceId), { [SESSION_HEADER]: session.id })
     )
   }
 
@@ -580,7 +586,13 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     )
   }
 
-  // ----- Authentication, from the headers -----
+  return { modern, legacy }
+}
+
+/** A POST with its headers admitted: the body parsed, the message routed to its era (or to a notification). */
+const makeIntake = (deps: Deps, methods: ReturnType<typeof makeMethods>) => {
+  const { authenticator, inFlight, lifecycle, observer, pause } = deps
+  const { legacy, modern } = methods
 
   type AuthenticationError = Effect.Effect.Error<ReturnType<typeof authenticator.authenticate>>
 
@@ -673,6 +685,14 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     )
   }
 
+  return { post, authenticate }
+}
+
+/** The endpoint's front: answers from the head alone (path, Host, Origin, method), CORS, admission. */
+const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>) => {
+  const { allowedOrigins } = deps
+  const { authenticate, post } = intake
+
   /** The answer a request gets from its head alone (path, Host, Origin, method), if any. */
   const headAnswer = (head: HttpTransport.RequestHead, id: () => JsonRpc.RequestId | null): HttpTransport.HttpResponse | undefined => {
     if (head.path !== "/mcp") return notFound
@@ -725,6 +745,35 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     // Errors carry the CORS headers too: a browser client must be able to read them.
     tooLarge: (head) => withCors(head.headers.origin, errorResponse(null, new PayloadTooLarge({ message: "Payload too large: the body cap is 10 MB" })))
   })
+}
+
+/**
+ * @category constructors
+ */
+export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
+  const resources = yield* Catalogue.Resources
+  const deps: Deps = {
+    instanceId: (yield* ServerInstance).instanceId,
+    authenticator: yield* Authenticator,
+    inFlight: yield* InFlight,
+    sessions: yield* LegacySessions,
+    lifecycle: yield* Lifecycle,
+    resources,
+    observer: yield* CallObserver,
+    pause: yield* PauseSwitch,
+    traced: yield* Tracing.TracingEnabled,
+    dispatcher: Dispatcher.make({
+      tools: yield* Catalogue.Tools,
+      resources,
+      prompts: yield* Catalogue.Prompts,
+      completions: yield* Catalogue.Completions,
+      pagination: yield* Pagination
+    }),
+    allowedOrigins: new Set(options.allowedOrigins),
+    listenSlots: Subscriptions.slots(options.maxListenStreams ?? MAX_LISTEN_STREAMS)
+  }
+  const running = makeRunning(deps, makeResults())
+  return makeFront(deps, makeIntake(deps, makeMethods(deps, running)))
 })
 
 /** The server span of a request (exported only when tracing is on), named and annotated per the MCP semantic conventions. */
