@@ -251,6 +251,93 @@ export interface Options {
   readonly pollInterval?: Duration.DurationInput | undefined
 }
 
+/** A token request that passed its checks: name trimmed, scopes within the access level, no duplicates. */
+interface CheckedRequest {
+  readonly name: string
+  readonly access: CreateTokenInput["access"]
+  readonly scopes: ReadonlyArray<ScopeSchema>
+  readonly connections: ReadonlyArray<string> | null
+  readonly expiresAt: number | undefined
+}
+
+const checkCreate = (input: CreateTokenInput): Effect.Effect<CheckedRequest, InvalidTokenRequest> => {
+  const name = input.name.trim()
+  if (name.length === 0) return Effect.fail(new InvalidTokenRequest({ reason: "A token needs a non-empty name" }))
+  const allowed = defaultScopes[input.access]
+  const scopes = input.scopes === undefined ? allowed : Array.from(new Set(input.scopes))
+  const beyond = scopes.filter((scope) => !allowed.includes(scope))
+  if (beyond.length > 0) {
+    return Effect.fail(new InvalidTokenRequest({
+      reason: `Scope ${beyond.join(", ")} exceeds access level ${input.access} (allowed: ${allowed.join(", ")})`
+    }))
+  }
+  if (scopes.length === 0) return Effect.fail(new InvalidTokenRequest({ reason: "A token needs at least one scope" }))
+  const connections = input.connections === undefined ? null : Array.from(new Set(input.connections))
+  return Effect.succeed({ name, access: input.access, scopes, connections, expiresAt: input.expiresAt })
+}
+
+/** A new token (shown once) and what the store keeps of it: a salted HMAC, never the token. */
+const newToken = (request: CheckedRequest, file: TokensFile, now: number): { readonly stored: StoredToken; readonly token: string } => {
+  const taken = new Set(file.tokens.map((token) => token.id))
+  let id = NodeCrypto.randomBytes(8).toString("hex")
+  // 64 random bits: a collision is practically impossible, a few retries are plenty.
+  for (let attempt = 0; attempt < 8 && taken.has(id); attempt++) id = NodeCrypto.randomBytes(8).toString("hex")
+  const token = `wmcp_${id}_${NodeCrypto.randomBytes(32).toString("base64url")}`
+  const salt = NodeCrypto.randomBytes(16)
+  const stored: StoredToken = {
+    id,
+    name: request.name,
+    access: request.access,
+    scopes: [...request.scopes],
+    connections: request.connections === null ? null : [...request.connections],
+    createdAt: new Date(now).toISOString(),
+    expiresAt: request.expiresAt === undefined ? null : new Date(request.expiresAt).toISOString(),
+    revokedAt: null,
+    hash: { algorithm: "hmac-sha256", salt: salt.toString("base64url"), digest: digestOf(salt, token).toString("base64url") }
+  }
+  return { stored, token }
+}
+
+/** The file with one token revoked (kept, with its revocation time); a token revoked already stays as it was. */
+const revokeIn = (file: TokensFile, id: string, now: number) => {
+  const index = file.tokens.findIndex((token) => token.id === id)
+  if (index < 0) return Effect.fail(new TokenNotFound({ id }))
+  const current = file.tokens[index]!
+  const updated: StoredToken = current.revokedAt === null ? { ...current, revokedAt: new Date(now).toISOString() } : current
+  const tokens = file.tokens.map((token, i) => (i === index ? updated : token))
+  return Effect.succeed([{ version: 1 as const, tokens }, toEntry(updated).info] as const)
+}
+
+/**
+ * Follows the file for the life of the scope: a directory watch (rename-based writes replace the
+ * file's inode, so the directory is watched, not the file) plus a poll for filesystems without events.
+ */
+const follow = (dir: string, fileName: string, options: Options, reloadIfChanged: Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const wake = yield* Queue.sliding<void>(1)
+    yield* Effect.acquireRelease(
+      Effect.sync(() => {
+        if (options.fsEvents === false) return Option.none<NodeFs.FSWatcher>()
+        try {
+          const watcher = NodeFs.watch(dir, { persistent: false }, (_event, changed) => {
+            if (changed === null || changed === fileName) Queue.unsafeOffer(wake, undefined)
+          })
+          watcher.on("error", () => watcher.close())
+          return Option.some(watcher)
+        } catch {
+          return Option.none<NodeFs.FSWatcher>()
+        }
+      }),
+      (watcher) => Effect.sync(() => Option.map(watcher, (w) => w.close()))
+    )
+    const interval = Duration.decode(options.pollInterval ?? "500 millis")
+    yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(interval)).pipe(
+      Effect.zipRight(reloadIfChanged),
+      Effect.forever,
+      Effect.forkScoped
+    )
+  })
+
 /**
  * @category services
  */
@@ -345,39 +432,12 @@ export class TokenStore extends Context.Tag("weaviate-mcp/TokenStore")<TokenStor
         )
 
       const create = Effect.fn("TokenStore.create")(function*(input: CreateTokenInput) {
-        const name = input.name.trim()
-        if (name.length === 0) return yield* new InvalidTokenRequest({ reason: "A token needs a non-empty name" })
-        const allowed = defaultScopes[input.access]
-        const scopes = input.scopes === undefined ? allowed : Array.from(new Set(input.scopes))
-        const beyond = scopes.filter((scope) => !allowed.includes(scope))
-        if (beyond.length > 0) {
-          return yield* new InvalidTokenRequest({
-            reason: `Scope ${beyond.join(", ")} exceeds access level ${input.access} (allowed: ${allowed.join(", ")})`
-          })
-        }
-        if (scopes.length === 0) return yield* new InvalidTokenRequest({ reason: "A token needs at least one scope" })
-        const connections = input.connections === undefined ? null : Array.from(new Set(input.connections))
+        const request = yield* checkCreate(input)
         return yield* mutate((file, now) => {
           if (input.expiresAt !== undefined && input.expiresAt <= now) {
             return Effect.fail(new InvalidTokenRequest({ reason: "The expiry must be in the future" }))
           }
-          const taken = new Set(file.tokens.map((token) => token.id))
-          let id = NodeCrypto.randomBytes(8).toString("hex")
-          // 64 random bits: a collision is practically impossible, a few retries are plenty.
-          for (let attempt = 0; attempt < 8 && taken.has(id); attempt++) id = NodeCrypto.randomBytes(8).toString("hex")
-          const token = `wmcp_${id}_${NodeCrypto.randomBytes(32).toString("base64url")}`
-          const salt = NodeCrypto.randomBytes(16)
-          const stored: StoredToken = {
-            id,
-            name,
-            access: input.access,
-            scopes,
-            connections,
-            createdAt: new Date(now).toISOString(),
-            expiresAt: input.expiresAt === undefined ? null : new Date(input.expiresAt).toISOString(),
-            revokedAt: null,
-            hash: { algorithm: "hmac-sha256", salt: salt.toString("base64url"), digest: digestOf(salt, token).toString("base64url") }
-          }
+          const { stored, token } = newToken(request, file, now)
           return Effect.succeed([{ version: 1, tokens: [...file.tokens, stored] }, { token, info: toEntry(stored).info }] as const)
         })
       })
@@ -388,14 +448,7 @@ export class TokenStore extends Context.Tag("weaviate-mcp/TokenStore")<TokenStor
       )
 
       const revoke = Effect.fn("TokenStore.revoke")(function*(id: string) {
-        return yield* mutate((file, now) => {
-          const index = file.tokens.findIndex((token) => token.id === id)
-          if (index < 0) return Effect.fail(new TokenNotFound({ id }))
-          const current = file.tokens[index]!
-          const updated: StoredToken = current.revokedAt === null ? { ...current, revokedAt: new Date(now).toISOString() } : current
-          const tokens = file.tokens.map((token, i) => (i === index ? updated : token))
-          return Effect.succeed([{ version: 1, tokens }, toEntry(updated).info] as const)
-        })
+        return yield* mutate((file, now) => revokeIn(file, id, now))
       })
 
       // Runs on every authenticated request: untraced (a traced Effect.fn costs a span and a stack capture).
@@ -412,31 +465,7 @@ export class TokenStore extends Context.Tag("weaviate-mcp/TokenStore")<TokenStor
 
       yield* reload
 
-      if (options.watch ?? true) {
-        const wake = yield* Queue.sliding<void>(1)
-        // Rename-based writes replace the file's inode, so watch the directory, not the file.
-        yield* Effect.acquireRelease(
-          Effect.sync(() => {
-            if (options.fsEvents === false) return Option.none<NodeFs.FSWatcher>()
-            try {
-              const watcher = NodeFs.watch(home.dir, { persistent: false }, (_event, changed) => {
-                if (changed === null || changed === fileName) Queue.unsafeOffer(wake, undefined)
-              })
-              watcher.on("error", () => watcher.close())
-              return Option.some(watcher)
-            } catch {
-              return Option.none<NodeFs.FSWatcher>()
-            }
-          }),
-          (watcher) => Effect.sync(() => Option.map(watcher, (w) => w.close()))
-        )
-        const interval = Duration.decode(options.pollInterval ?? "500 millis")
-        yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(interval)).pipe(
-          Effect.zipRight(reloadIfChanged),
-          Effect.forever,
-          Effect.forkScoped
-        )
-      }
+      if (options.watch ?? true) yield* follow(home.dir, fileName, options, reloadIfChanged)
 
       const tokens = snapshotRef.changes.pipe(Stream.map((snapshot) => Array.from(snapshot.entries.values(), (entry) => entry.info)))
 
