@@ -135,193 +135,214 @@ const jsonContents = (uri: string, value: unknown, ttlMs: number): ResourceConte
 
 // ===== Service =====
 
+const parse = (uri: string) => Either.match(ResourceUri.parse(uri), { onLeft: Effect.fail, onRight: Effect.succeed })
+
+/** What the three parts of the service share. */
+interface Deps {
+  readonly store: ConnectionStore["Type"]
+  readonly driver: Driver["Type"]
+  readonly access: ConnectionAccess.ConnectionAccess
+  readonly pollInterval: Duration.Duration
+  readonly listTimeout: Duration.Duration
+  readonly sampleSize: number
+}
+
+/** `resources/list`: the connections resource, then each visible connection's meta, schema and tables. */
+const makeList = ({ access, driver, listTimeout }: Deps) => {
+  const connectionEntries = (connection: Connection) =>
+    Effect.gen(function*() {
+      const ref = { connectionId: connection.id }
+      const fixed: Array<ResourceDescriptor> = [
+        {
+          uri: ResourceUri.format(ResourceRef.Meta(ref)),
+          name: `${connection.name}/meta`,
+          title: `${connection.name}: server metadata`,
+          description: `Connection ${connection.name} (${connection.id}) and the server's version, modules and latency.`,
+          mimeType: ResourceUri.MIME_TYPE
+        },
+        {
+          uri: ResourceUri.format(ResourceRef.Schema(ref)),
+          name: `${connection.name}/schema`,
+          title: `${connection.name}: schema`,
+          description: `Every collection of ${connection.name} with properties, types and index flags (subscribable).`,
+          mimeType: ResourceUri.MIME_TYPE
+        }
+      ]
+      const collections = yield* driver.listCollections(connection).pipe(
+        Effect.timeout(listTimeout),
+        Effect.orElseSucceed((): ReadonlyArray<CollectionSchema.Collection> => [])
+      )
+      const tables = collections.map((collection): ResourceDescriptor => ({
+        uri: ResourceUri.format(ResourceRef.Table({ connectionId: connection.id, table: collection.name })),
+        name: `${connection.name}/${collection.name}`,
+        title: `${connection.name}: table ${collection.name}`,
+        description: collection.description ?? `Collection ${collection.name} of ${connection.name}: columns, filter operators, row count.`,
+        mimeType: ResourceUri.MIME_TYPE
+      }))
+      return [...fixed, ...tables]
+    })
+
+  const list = Effect.gen(function*() {
+    const connections = yield* access.visible
+    const perConnection = yield* Effect.forEach(connections, connectionEntries, { concurrency: 8 })
+    const head: ResourceDescriptor = {
+      uri: ResourceUri.CONNECTIONS_URI,
+      name: "connections",
+      title: "Saved connections",
+      description: "The Weaviate connections this token may use, with their AI policy and Safe Mode (never their keys).",
+      mimeType: ResourceUri.MIME_TYPE
+    }
+    return [head, ...perConnection.flat()]
+  }).pipe(Effect.withSpan("Resources.list"))
+
+  return list
+}
+
+/** `resources/read`: the body of each kind of resource, after access and first access. */
+const makeRead = ({ access, driver, sampleSize }: Deps) => {
+  const connectionsBody = Effect.gen(function*() {
+    const principal = yield* CurrentPrincipal
+    const connections = yield* access.visible
+    return {
+      connections: connections.map((connection) => ({
+        ...toPublic(connection),
+        permission: permissionOn(principal, connection),
+        resources: {
+          meta: ResourceUri.format(ResourceRef.Meta({ connectionId: connection.id })),
+          schema: ResourceUri.format(ResourceRef.Schema({ connectionId: connection.id }))
+        }
+      }))
+    }
+  })
+
+  const metaBody = (connection: Connection) =>
+    driver.health(connection).pipe(
+      Effect.map((health) => ({ connection: toPublic(connection), reachable: true, health })),
+      // Metadata describes the connection even when its server is down: say so rather than fail.
+      Effect.catchAll((error) =>
+        Effect.succeed({ connection: toPublic(connection), reachable: false, error: ConnectionAccess.toMcpError(error).message })
+      )
+    )
+
+  const tableBody = (connection: Connection, table: string) =>
+    Effect.gen(function*() {
+      const description = yield* driver.describe(connection, table)
+      const name = description.collection.name
+      if (description.collection.multiTenancy) return tableJson(connection, description, undefined)
+      const [rowCount, page] = yield* Effect.all([
+        driver.count(connection, name),
+        driver.browse(connection, name, { limit: sampleSize })
+      ], { concurrency: 2 })
+      return tableJson(connection, description, { rowCount, sampleRows: page.rows.map(withoutVector) })
+    })
+
+  const rowBody = (connection: Connection, table: string, uuid: string) =>
+    Effect.gen(function*() {
+      const collection = (yield* driver.describe(connection, table)).collection
+      if (collection.multiTenancy) {
+        return yield* new InvalidParams({
+          message: `Table ${collection.name} is multi-tenant: read its rows with get_row and a tenant`
+        })
+      }
+      const row = yield* driver.getRow(connection, collection.name, uuid, { includeVector: true })
+      return yield* Option.match(row, {
+        onNone: () =>
+          Effect.fail(new InvalidParams({ message: `Unknown row ${uuid} in table ${collection.name}`, data: { uuid } })),
+        onSome: (value) => Effect.succeed({ connectionId: connection.id, table: collection.name, row: value })
+      })
+    })
+
+  const driverFailure = (error: { readonly _tag: string; readonly message: string }): McpError =>
+    error._tag === "InvalidParams" ? (error as InvalidParams) : ConnectionAccess.toMcpError(error)
+
+  const bodyOf = (ref: Exclude<ResourceRef, { _tag: "Connections" }>, connection: Connection): Effect.Effect<unknown, McpError> => {
+    switch (ref._tag) {
+      case "Meta":
+        return metaBody(connection)
+      case "Schema":
+        return driver.listCollections(connection).pipe(
+          Effect.map((collections) => schemaJson(connection, collections)),
+          Effect.mapError(driverFailure)
+        )
+      case "Table":
+        return Effect.mapError(tableBody(connection, ref.table), driverFailure)
+      case "Row":
+        return Effect.mapError(rowBody(connection, ref.table, ref.uuid), driverFailure)
+    }
+  }
+
+  const read = Effect.fn("Resources.read")(function*(uri: string) {
+    const ref = yield* parse(uri)
+    if (ref._tag === "Connections") return complete(jsonContents(uri, yield* connectionsBody, ResourceUri.ttlMs.Connections))
+    const connection = yield* access.readable(ref.connectionId)
+    const gate = yield* access.firstAccess(connection, { uri })
+    if (gate._tag === "InputRequired") return gate as Outcome<never>
+    const body = yield* bodyOf(ref, connection)
+    return complete(jsonContents(uri, body, ResourceUri.ttlMs[ref._tag]))
+  })
+
+  return read
+}
+
+/** Notifications: the list changes with the saved connections; a schema resource is polled for changes. */
+const makeNotifications = ({ access, driver, listTimeout, pollInterval, store }: Deps) => {
+  // After a store read fails the list is read again every second; the first list read then counts
+  // as a change (nothing says what changed meanwhile), which only makes a client list again.
+  const relisted: Stream.Stream<void> = store.changes.pipe(
+    Stream.retry(Schedule.spaced(Duration.seconds(1))),
+    Stream.orDie,
+    Stream.as(undefined)
+  )
+
+  // The store's first list is read after it listens for saves: once it is in, no change is lost.
+  const listChanged = Stream.peel(store.changes, Sink.head()).pipe(
+    Effect.map(([, later]) => later.pipe(Stream.as(undefined), Stream.catchAll(() => relisted))),
+    Effect.orElseSucceed(() => relisted)
+  )
+
+  const watch = Effect.fn("Resources.watch")(function*(uri: string) {
+    const ref = yield* parse(uri)
+    if (ref._tag !== "Schema") {
+      return yield* new InvalidParams({ message: `Only …/schema resources can be subscribed to, not ${JSON.stringify(uri)}`, data: { uri } })
+    }
+    const connection = yield* access.readable(ref.connectionId)
+    const digest = driver.listCollections(connection.id).pipe(Effect.map(schemaDigest), Effect.option)
+    // The baseline is read before the watch counts as started, so a change made once it has is seen
+    // at the next poll. A server that does not answer in time leaves it unknown, and its first
+    // answer is then reported: it may differ from what the client last read.
+    const baseline = yield* digest.pipe(Effect.timeout(listTimeout), Effect.orElseSucceed(Option.none))
+    // Each poll re-checks access: a connection removed or blocked since ends the subscription;
+    // a store that cannot be read this time is skipped like a server that is down.
+    return Stream.fromSchedule(Schedule.spaced(pollInterval)).pipe(
+      Stream.mapEffect(() =>
+        access.readable(ref.connectionId).pipe(
+          Effect.zipRight(digest),
+          Effect.catchTag("InternalError", () => Effect.succeedNone)
+        )
+      ),
+      Stream.filterMap((x) => x),
+      Stream.mapAccum(baseline, (last, next) => [Option.some(next), Option.isNone(last) || last.value !== next] as const),
+      Stream.filter((changed) => changed),
+      Stream.as(undefined)
+    )
+  })
+
+  return { listChanged, watch }
+}
+
 /** @category constructors */
 export const make = (options: Options = {}) =>
   Effect.gen(function*() {
-    const store = yield* ConnectionStore
-    const driver = yield* Driver
-    const access = yield* ConnectionAccess.make
-    const pollInterval = Duration.decode(options.schemaPollInterval ?? Duration.seconds(10))
-    const listTimeout = Duration.decode(options.listSchemaTimeout ?? Duration.seconds(5))
-    const sampleSize = options.sampleRows ?? 10
-
-    const parse = (uri: string) => Either.match(ResourceUri.parse(uri), { onLeft: Effect.fail, onRight: Effect.succeed })
-
-    // ----- list -----
-
-    const connectionEntries = (connection: Connection) =>
-      Effect.gen(function*() {
-        const ref = { connectionId: connection.id }
-        const fixed: Array<ResourceDescriptor> = [
-          {
-            uri: ResourceUri.format(ResourceRef.Meta(ref)),
-            name: `${connection.name}/meta`,
-            title: `${connection.name}: server metadata`,
-            description: `Connection ${connection.name} (${connection.id}) and the server's version, modules and latency.`,
-            mimeType: ResourceUri.MIME_TYPE
-          },
-          {
-            uri: ResourceUri.format(ResourceRef.Schema(ref)),
-            name: `${connection.name}/schema`,
-            title: `${connection.name}: schema`,
-            description: `Every collection of ${connection.name} with properties, types and index flags (subscribable).`,
-            mimeType: ResourceUri.MIME_TYPE
-          }
-        ]
-        const collections = yield* driver.listCollections(connection).pipe(
-          Effect.timeout(listTimeout),
-          Effect.orElseSucceed((): ReadonlyArray<CollectionSchema.Collection> => [])
-        )
-        const tables = collections.map((collection): ResourceDescriptor => ({
-          uri: ResourceUri.format(ResourceRef.Table({ connectionId: connection.id, table: collection.name })),
-          name: `${connection.name}/${collection.name}`,
-          title: `${connection.name}: table ${collection.name}`,
-          description: collection.description ?? `Collection ${collection.name} of ${connection.name}: columns, filter operators, row count.`,
-          mimeType: ResourceUri.MIME_TYPE
-        }))
-        return [...fixed, ...tables]
-      })
-
-    const list = Effect.gen(function*() {
-      const connections = yield* access.visible
-      const perConnection = yield* Effect.forEach(connections, connectionEntries, { concurrency: 8 })
-      const head: ResourceDescriptor = {
-        uri: ResourceUri.CONNECTIONS_URI,
-        name: "connections",
-        title: "Saved connections",
-        description: "The Weaviate connections this token may use, with their AI policy and Safe Mode (never their keys).",
-        mimeType: ResourceUri.MIME_TYPE
-      }
-      return [head, ...perConnection.flat()]
-    }).pipe(Effect.withSpan("Resources.list"))
-
-    // ----- read -----
-
-    const connectionsBody = Effect.gen(function*() {
-      const principal = yield* CurrentPrincipal
-      const connections = yield* access.visible
-      return {
-        connections: connections.map((connection) => ({
-          ...toPublic(connection),
-          permission: permissionOn(principal, connection),
-          resources: {
-            meta: ResourceUri.format(ResourceRef.Meta({ connectionId: connection.id })),
-            schema: ResourceUri.format(ResourceRef.Schema({ connectionId: connection.id }))
-          }
-        }))
-      }
-    })
-
-    const metaBody = (connection: Connection) =>
-      driver.health(connection).pipe(
-        Effect.map((health) => ({ connection: toPublic(connection), reachable: true, health })),
-        // Metadata describes the connection even when its server is down: say so rather than fail.
-        Effect.catchAll((error) =>
-          Effect.succeed({ connection: toPublic(connection), reachable: false, error: ConnectionAccess.toMcpError(error).message })
-        )
-      )
-
-    const tableBody = (connection: Connection, table: string) =>
-      Effect.gen(function*() {
-        const description = yield* driver.describe(connection, table)
-        const name = description.collection.name
-        if (description.collection.multiTenancy) return tableJson(connection, description, undefined)
-        const [rowCount, page] = yield* Effect.all([
-          driver.count(connection, name),
-          driver.browse(connection, name, { limit: sampleSize })
-        ], { concurrency: 2 })
-        return tableJson(connection, description, { rowCount, sampleRows: page.rows.map(withoutVector) })
-      })
-
-    const rowBody = (connection: Connection, table: string, uuid: string) =>
-      Effect.gen(function*() {
-        const collection = (yield* driver.describe(connection, table)).collection
-        if (collection.multiTenancy) {
-          return yield* new InvalidParams({
-            message: `Table ${collection.name} is multi-tenant: read its rows with get_row and a tenant`
-          })
-        }
-        const row = yield* driver.getRow(connection, collection.name, uuid, { includeVector: true })
-        return yield* Option.match(row, {
-          onNone: () =>
-            Effect.fail(new InvalidParams({ message: `Unknown row ${uuid} in table ${collection.name}`, data: { uuid } })),
-          onSome: (value) => Effect.succeed({ connectionId: connection.id, table: collection.name, row: value })
-        })
-      })
-
-    const driverFailure = (error: { readonly _tag: string; readonly message: string }): McpError =>
-      error._tag === "InvalidParams" ? (error as InvalidParams) : ConnectionAccess.toMcpError(error)
-
-    const bodyOf = (ref: Exclude<ResourceRef, { _tag: "Connections" }>, connection: Connection): Effect.Effect<unknown, McpError> => {
-      switch (ref._tag) {
-        case "Meta":
-          return metaBody(connection)
-        case "Schema":
-          return driver.listCollections(connection).pipe(
-            Effect.map((collections) => schemaJson(connection, collections)),
-            Effect.mapError(driverFailure)
-          )
-        case "Table":
-          return Effect.mapError(tableBody(connection, ref.table), driverFailure)
-        case "Row":
-          return Effect.mapError(rowBody(connection, ref.table, ref.uuid), driverFailure)
-      }
+    const deps: Deps = {
+      store: yield* ConnectionStore,
+      driver: yield* Driver,
+      access: yield* ConnectionAccess.make,
+      pollInterval: Duration.decode(options.schemaPollInterval ?? Duration.seconds(10)),
+      listTimeout: Duration.decode(options.listSchemaTimeout ?? Duration.seconds(5)),
+      sampleSize: options.sampleRows ?? 10
     }
-
-    const read = Effect.fn("Resources.read")(function*(uri: string) {
-      const ref = yield* parse(uri)
-      if (ref._tag === "Connections") return complete(jsonContents(uri, yield* connectionsBody, ResourceUri.ttlMs.Connections))
-      const connection = yield* access.readable(ref.connectionId)
-      const gate = yield* access.firstAccess(connection, { uri })
-      if (gate._tag === "InputRequired") return gate as Outcome<never>
-      const body = yield* bodyOf(ref, connection)
-      return complete(jsonContents(uri, body, ResourceUri.ttlMs[ref._tag]))
-    })
-
-    // ----- notifications -----
-
-    // After a store read fails the list is read again every second; the first list read then counts
-    // as a change (nothing says what changed meanwhile), which only makes a client list again.
-    const relisted: Stream.Stream<void> = store.changes.pipe(
-      Stream.retry(Schedule.spaced(Duration.seconds(1))),
-      Stream.orDie,
-      Stream.as(undefined)
-    )
-
-    // The store's first list is read after it listens for saves: once it is in, no change is lost.
-    const listChanged = Stream.peel(store.changes, Sink.head()).pipe(
-      Effect.map(([, later]) => later.pipe(Stream.as(undefined), Stream.catchAll(() => relisted))),
-      Effect.orElseSucceed(() => relisted)
-    )
-
-    const watch = Effect.fn("Resources.watch")(function*(uri: string) {
-      const ref = yield* parse(uri)
-      if (ref._tag !== "Schema") {
-        return yield* new InvalidParams({ message: `Only …/schema resources can be subscribed to, not ${JSON.stringify(uri)}`, data: { uri } })
-      }
-      const connection = yield* access.readable(ref.connectionId)
-      const digest = driver.listCollections(connection.id).pipe(Effect.map(schemaDigest), Effect.option)
-      // The baseline is read before the watch counts as started, so a change made once it has is seen
-      // at the next poll. A server that does not answer in time leaves it unknown, and its first
-      // answer is then reported: it may differ from what the client last read.
-      const baseline = yield* digest.pipe(Effect.timeout(listTimeout), Effect.orElseSucceed(Option.none))
-      // Each poll re-checks access: a connection removed or blocked since ends the subscription;
-      // a store that cannot be read this time is skipped like a server that is down.
-      return Stream.fromSchedule(Schedule.spaced(pollInterval)).pipe(
-        Stream.mapEffect(() =>
-          access.readable(ref.connectionId).pipe(
-            Effect.zipRight(digest),
-            Effect.catchTag("InternalError", () => Effect.succeedNone)
-          )
-        ),
-        Stream.filterMap((x) => x),
-        Stream.mapAccum(baseline, (last, next) => [Option.some(next), Option.isNone(last) || last.value !== next] as const),
-        Stream.filter((changed) => changed),
-        Stream.as(undefined)
-      )
-    })
-
-    return Resources.of({ list, templates: ResourceUri.templates, read, listChanged, watch })
+    const { listChanged, watch } = makeNotifications(deps)
+    return Resources.of({ list: makeList(deps), templates: ResourceUri.templates, read: makeRead(deps), listChanged, watch })
   })
 
 /** @category layers */
