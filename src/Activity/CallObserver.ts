@@ -102,6 +102,61 @@ const textOf = (body: string | Uint8Array | ReadonlyArray<Uint8Array>): string |
 /** Legacy sessions remembered for their client's name; the oldest go first. */
 const MAX_SESSIONS = 1000
 
+type ClientName = { name: string; version: string | null }
+
+/** The client a call names: `clientInfo` of a modern request or of `initialize`, else its legacy session's. */
+const clientOf = (started: Started, modern: boolean, sessionClients: ReadonlyMap<string, ClientName>): ClientName | undefined => {
+  const { meta, method, params, request } = started
+  const info = modern ? meta?.[META_CLIENT_INFO] : method === "initialize" ? params.clientInfo : undefined
+  if (modern || method === "initialize") return isObject(info) && typeof info.name === "string" ? named(info) : undefined
+  const session = request.headers["mcp-session-id"]
+  return session === undefined ? undefined : sessionClients.get(session)
+}
+
+interface LogLine {
+  readonly warn: boolean
+  readonly message: string
+  readonly annotations: Record<string, unknown>
+}
+
+/** The operational log line of a call: `info` per request, `warn` for refusals and failed authentications. */
+const logLineOf = (call: Line.Call): LogLine => ({
+  warn: call.outcome === "refused" || call.outcome === "unauthenticated",
+  message: call.outcome === "refused" ? "mcp request refused" : call.outcome === "unauthenticated" ? "authentication failed" : "mcp request",
+  annotations: {
+    method: call.method,
+    tool: call.tool ?? "",
+    principal: call.principalName ?? "",
+    client: call.client ?? "",
+    outcome: call.outcome,
+    ...(call.code === null ? {} : { code: call.code }),
+    durationMs: Math.round(call.durationMs * 10) / 10
+  }
+})
+
+/**
+ * Log lines are written by a fiber of their own, so that a request answered at once needs no fiber;
+ * what is still pending is written when the scope closes.
+ */
+const makeLogLines = Effect.gen(function*() {
+  let pending: Array<LogLine> = []
+  const wake = yield* Queue.sliding<void>(1)
+  const write = Effect.suspend(() => {
+    const lines = pending
+    pending = []
+    return Effect.forEach(lines, (line) =>
+      (line.warn ? Effect.logWarning(line.message) : Effect.logInfo(line.message)).pipe(Effect.annotateLogs(line.annotations)), { discard: true })
+  })
+  yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(wake), write)))
+  yield* Effect.addFinalizer(() => write)
+  return {
+    push: (line: LogLine) => {
+      pending.push(line)
+      Queue.unsafeOffer(wake, undefined)
+    }
+  }
+})
+
 /**
  * The observer of the daemon: activity log, connected clients, operational log lines.
  *
@@ -112,36 +167,16 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
   Effect.gen(function*() {
     const log = yield* ActivityLog
     const clients = yield* Clients
-    const sessionClients = new Map<string, { name: string; version: string | null }>()
+    const sessionClients = new Map<string, ClientName>()
 
-    // Log lines are written by a fiber of their own, so that a request answered at once needs no fiber.
-    let logLines: Array<{ warn: boolean; message: string; annotations: Record<string, unknown> }> = []
-    const logWake = yield* Queue.sliding<void>(1)
-    const writeLogLines = Effect.suspend(() => {
-      const lines = logLines
-      logLines = []
-      return Effect.forEach(lines, (line) =>
-        (line.warn ? Effect.logWarning(line.message) : Effect.logInfo(line.message)).pipe(Effect.annotateLogs(line.annotations)), { discard: true })
-    })
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(logWake), writeLogLines)))
-    yield* Effect.addFinalizer(() => writeLogLines)
+    const logLines = yield* makeLogLines
 
     const begin = (started: Started): Observation => {
       const { method, meta, params, request } = started
       const time = Date.now()
       const start = performance.now()
       const modern = Eras.isModern(meta, request.headers["mcp-protocol-version"])
-      let client: { name: string; version: string | null } | undefined
-      if (modern) {
-        const info = meta?.[META_CLIENT_INFO]
-        if (isObject(info) && typeof info.name === "string") client = named(info)
-      } else if (method === "initialize") {
-        const info = params.clientInfo
-        if (isObject(info) && typeof info.name === "string") client = named(info)
-      } else {
-        const session = request.headers["mcp-session-id"]
-        if (session !== undefined) client = sessionClients.get(session)
-      }
+      const client = clientOf(started, modern, sessionClients)
       const tool = method === "tools/call" ? str(params.name)?.slice(0, MAX_NAME) ?? null : null
       let principal: Principal | undefined
       let endClient: (() => void) | undefined
@@ -168,20 +203,7 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
           statements: statementsOf(tool, params)
         }
         log.record(call)
-        logLines.push({
-          warn: result.outcome === "refused" || result.outcome === "unauthenticated",
-          message: result.outcome === "refused" ? "mcp request refused" : result.outcome === "unauthenticated" ? "authentication failed" : "mcp request",
-          annotations: {
-            method,
-            tool: tool ?? "",
-            principal: principal?.name ?? "",
-            client: client?.name ?? "",
-            outcome: result.outcome,
-            ...(result.code === null ? {} : { code: result.code }),
-            durationMs: Math.round(durationMs * 10) / 10
-          }
-        })
-        Queue.unsafeOffer(logWake, undefined)
+        logLines.push(logLineOf(call))
       }
 
       /** The outcome of a complete response. */
