@@ -38,6 +38,38 @@ export interface Options {
 }
 
 /**
+ * The log after retention: lines older than `cutoff` removed from the front, replaced by one anchor
+ * line that carries the hash of the last removed line and the count of calls removed so far;
+ * `undefined` when no call is old enough.
+ */
+const retained = (content: string, now: number, cutoff: number) => {
+  const lines = content.split("\n")
+  const tail = lines.pop() ?? ""
+  let drop = 0
+  let lastDropped = Line.GENESIS
+  for (const text of lines) {
+    const entry = Line.parse(text)
+    const time = entry === undefined ? Number.NaN : Date.parse(entry.time)
+    if (entry !== undefined && entry.type === "anchor" && drop === 0) {
+      // An anchor stays only while the lines after it are kept.
+      drop++
+      lastDropped = entry.hash
+      continue
+    }
+    if (!(time < cutoff)) break
+    drop++
+    lastDropped = entry?.hash ?? lastDropped
+  }
+  const droppedCalls = lines.slice(0, drop).filter((text) => Line.parse(text)?.type === "call").length
+  if (droppedCalls === 0) return undefined
+  const kept = lines.slice(drop)
+  const previousAnchor = Line.parse(lines[0] ?? "")
+  const prunedBefore = previousAnchor?.type === "anchor" ? previousAnchor.pruned : 0
+  const anchor = Line.formatAnchor(now, prunedBefore + droppedCalls, lastDropped)
+  return { text: [anchor.text, ...kept].join("\n") + "\n" + tail, droppedCalls, anchorHash: anchor.hash, nothingKept: kept.length === 0 }
+}
+
+/**
  * @category services
  */
 export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<ActivityLog, {
@@ -107,38 +139,14 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
 
       const prune = Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        const cutoff = now - retentionMs
-        const content = yield* readIfExists(path)
-        const lines = content.split("\n")
-        const tail = lines.pop() ?? ""
-        let drop = 0
-        let lastDropped = Line.GENESIS
-        for (const text of lines) {
-          const entry = Line.parse(text)
-          const time = entry === undefined ? Number.NaN : Date.parse(entry.time)
-          if (entry !== undefined && entry.type === "anchor" && drop === 0) {
-            // An anchor stays only while the lines after it are kept.
-            drop++
-            lastDropped = entry.hash
-            continue
-          }
-          if (!(time < cutoff)) break
-          drop++
-          lastDropped = entry?.hash ?? lastDropped
-        }
-        const droppedCalls = lines.slice(0, drop).filter((text) => Line.parse(text)?.type === "call").length
-        if (droppedCalls === 0) return 0
-        const kept = lines.slice(drop)
-        const previousAnchor = Line.parse(lines[0] ?? "")
-        const prunedBefore = previousAnchor?.type === "anchor" ? previousAnchor.pruned : 0
-        const anchor = Line.formatAnchor(now, prunedBefore + droppedCalls, lastDropped)
-        const text = [anchor.text, ...kept].join("\n") + "\n" + tail
-        yield* Effect.tryPromise(() => replace(path, text)).pipe(
+        const result = retained(yield* readIfExists(path), now, now - retentionMs)
+        if (result === undefined) return 0
+        yield* Effect.tryPromise(() => replace(path, result.text)).pipe(
           Effect.catchAll((error) => Effect.logError("cannot prune activity.log", String(error.error)))
         )
-        if (kept.length === 0) prev = anchor.hash
-        yield* Effect.logInfo("activity log pruned").pipe(Effect.annotateLogs({ removed: droppedCalls }))
-        return droppedCalls
+        if (result.nothingKept) prev = result.anchorHash
+        yield* Effect.logInfo("activity log pruned").pipe(Effect.annotateLogs({ removed: result.droppedCalls }))
+        return result.droppedCalls
       }).pipe(lock.withPermits(1), Effect.uninterruptible)
 
       yield* prune

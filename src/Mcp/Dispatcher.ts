@@ -104,22 +104,8 @@ const fromOutcome = <A>(outcome: Catalogue.Outcome<A>, toPayload: (value: A) => 
     ? toPayload(outcome.value)
     : { _tag: "InputRequired", inputRequests: outcome.inputRequests, requestState: outcome.requestState }
 
-/**
- * The dispatcher over a catalogue.
- *
- * @category constructors
- */
-export const make = (options: {
-  readonly tools: Catalogue.Tools["Type"]
-  readonly resources: Catalogue.Resources["Type"]
-  readonly prompts: Catalogue.Prompts["Type"]
-  readonly completions: Catalogue.Completions["Type"]
-  readonly pagination: Pagination["Type"]
-}) => {
-  const { completions, pagination, prompts, resources, tools } = options
-  const toolsByName = new Map(tools.all.map((tool) => [tool.descriptor.name, tool]))
-  const promptNames = new Set(prompts.all.map((prompt) => prompt.name))
-
+/** The paged lists: `tools/list` (kept per scope set and cursor, the hot path) and the others. */
+const makeListings = (tools: Catalogue.Tools["Type"], pagination: Pagination["Type"]) => {
   // The visible tools depend only on the principal's scopes: computed once per distinct scope set.
   const visibleByScopes = new Map<string, ReadonlyArray<Catalogue.ToolDescriptor>>()
   const visibleTools = (principal: Principal): ReadonlyArray<Catalogue.ToolDescriptor> => {
@@ -163,10 +149,55 @@ export const make = (options: {
   const listAll = <A>(method: string, key: string, params: unknown, items: ReadonlyArray<A>) =>
     Either.flatMap(decodePaginated(method, params), (decoded) => listed(method, key, decoded, items))
 
+  return { listAll, listTools, listed, visibleTools }
+}
+
+/**
+ * The dispatcher over a catalogue.
+ *
+ * @category constructors
+ */
+export const make = (options: {
+  readonly tools: Catalogue.Tools["Type"]
+  readonly resources: Catalogue.Resources["Type"]
+  readonly prompts: Catalogue.Prompts["Type"]
+  readonly completions: Catalogue.Completions["Type"]
+  readonly pagination: Pagination["Type"]
+}) => {
+  const { completions, pagination, prompts, resources, tools } = options
+  const toolsByName = new Map(tools.all.map((tool) => [tool.descriptor.name, tool]))
+  const promptNames = new Set(prompts.all.map((prompt) => prompt.name))
+
+  const { listAll, listTools, listed, visibleTools } = makeListings(tools, pagination)
+
   const now = (reply: Either.Either<Reply, McpError>): Either.Either<Prepared, McpError> =>
     Either.map(reply, (value) => ({ suspends: false, run: Effect.succeed(value), reply: value }))
 
   const later = (run: Prepared["run"]): Either.Either<Prepared, McpError> => Either.right({ suspends: true, run })
+
+  /** `resources/list`: the cursor's signature is checked now, so a forged cursor is a -32602 before any work. */
+  const listResources = (params: unknown): Either.Either<Prepared, McpError> =>
+    Either.flatMap(decodePaginated("resources/list", params), (decoded) =>
+      decoded.cursor !== undefined && Either.isLeft(pagination.offsetOf("resources/list", decoded.cursor))
+        ? Either.left(new InvalidParams({ message: "Invalid cursor" }))
+        : later(Effect.flatMap(resources.list, (all) =>
+          Either.match(listed("resources/list", "resources", decoded, all), {
+            onLeft: Effect.fail,
+            onRight: Effect.succeed
+          }))))
+
+  /** `completion/complete`: at most `MAX_COMPLETION_VALUES` values, with the total and `hasMore` past that. */
+  const complete = (params: unknown): Either.Either<Prepared, McpError> =>
+    Either.flatMap(decodeComplete("completion/complete", params), (decoded) =>
+      later(Effect.map(
+        completions.complete({ ref: decoded.ref, argument: decoded.argument, context: decoded.context?.arguments ?? {} }),
+        (completion) => {
+          const values = completion.values.length > MAX_COMPLETION_VALUES
+            ? { values: completion.values.slice(0, MAX_COMPLETION_VALUES), total: completion.total ?? completion.values.length, hasMore: true }
+            : completion
+          return result({ completion: values }, undefined)
+        }
+      )))
 
   /**
    * Prepares a call: `Left` for a protocol error answered at once (bad params, unknown tool or prompt,
@@ -184,15 +215,7 @@ export const make = (options: {
       case "resources/templates/list":
         return now(listAll(method, "resourceTemplates", params, resources.templates))
       case "resources/list":
-        return Either.flatMap(decodePaginated(method, params), (decoded) =>
-          // Validate the cursor's signature now: a forged cursor is a -32602 before any work.
-          decoded.cursor !== undefined && Either.isLeft(pagination.offsetOf(method, decoded.cursor))
-            ? Either.left(new InvalidParams({ message: "Invalid cursor" }))
-            : later(Effect.flatMap(resources.list, (all) =>
-              Either.match(listed(method, "resources", decoded, all), {
-                onLeft: Effect.fail,
-                onRight: Effect.succeed
-              }))))
+        return listResources(params)
       case "tools/call":
         return Either.flatMap(decodeCall(method, params), (decoded) => {
           const tool = toolsByName.get(decoded.name)
@@ -215,16 +238,7 @@ export const make = (options: {
             fromOutcome(outcome, (value) => result(sanitized(value), undefined))))
         })
       case "completion/complete":
-        return Either.flatMap(decodeComplete(method, params), (decoded) =>
-          later(Effect.map(
-            completions.complete({ ref: decoded.ref, argument: decoded.argument, context: decoded.context?.arguments ?? {} }),
-            (completion) => {
-              const values = completion.values.length > MAX_COMPLETION_VALUES
-                ? { values: completion.values.slice(0, MAX_COMPLETION_VALUES), total: completion.total ?? completion.values.length, hasMore: true }
-                : completion
-              return result({ completion: values }, undefined)
-            }
-          )))
+        return complete(params)
       default:
         return Either.left(new InvalidParams({ message: `Not a catalogue method: ${method}` }))
     }
