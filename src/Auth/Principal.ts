@@ -22,8 +22,18 @@ import {
 // ===== Models =====
 
 /**
+ * The tenants a tenant-scoped token may use: by connection id, then by collection, the tenant names.
+ * A connection listed here restricts every multi-tenant collection of it to the tenants listed for
+ * it (none when the collection is not listed); collections without tenants are unaffected.
+ *
+ * @category models
+ */
+export type TenantMap = Readonly<Record<string, Readonly<Record<string, ReadonlyArray<string>>>>>
+
+/**
  * A caller identified by a bearer token. `connections` is the allowlist (`none` = every connection);
- * `expiresAt` is in epoch milliseconds (`none` = never).
+ * `tenants` restricts multi-tenant collections (absent = every tenant); `expiresAt` is in epoch
+ * milliseconds (`none` = never).
  *
  * @category models
  */
@@ -36,6 +46,7 @@ export class TokenPrincipal extends Data.TaggedClass("TokenPrincipal")<{
   readonly expiresAt: Option.Option<number>
   /** `store` for tokens from `tokens.json`, `bridge` for the handshake file's rotating token. */
   readonly source: "store" | "bridge"
+  readonly tenants?: TenantMap | undefined
 }> {}
 
 /**
@@ -55,6 +66,18 @@ export class AnonymousPrincipal extends Data.TaggedClass("AnonymousPrincipal")<{
 
 /** @category models */
 export type Principal = TokenPrincipal | AnonymousPrincipal
+
+/**
+ * The tenants a principal may use on a connection's collection: `undefined` when it is not
+ * restricted there, else the allowed tenant names (possibly none).
+ *
+ * @category combinators
+ */
+export const allowedTenants = (principal: Principal, connectionId: string, collection: string): ReadonlyArray<string> | undefined => {
+  const tenants = principal._tag === "TokenPrincipal" ? principal.tenants : undefined
+  const onConnection = tenants?.[connectionId]
+  return onConnection === undefined ? undefined : onConnection[collection] ?? []
+}
 
 /** @category constructors */
 export const anonymous: AnonymousPrincipal = new AnonymousPrincipal()

@@ -36,7 +36,7 @@ import * as NodePath from "node:path"
 import { Home } from "../Base/Home.ts"
 import * as SecretFile from "../Base/SecretFile.ts"
 import { AccessLevel, defaultScopes, Scope as ScopeSchema } from "../Schema/Policy.ts"
-import { TokenPrincipal } from "./Principal.ts"
+import { type TenantMap, TokenPrincipal } from "./Principal.ts"
 
 // ===== File format =====
 
@@ -48,6 +48,11 @@ export const StoredToken = Schema.Struct({
   scopes: Schema.Array(ScopeSchema),
   /** `null` = every connection. */
   connections: Schema.NullOr(Schema.Array(Schema.String)),
+  /** Tenant-scoped tokens: connection id → collection → tenants. Absent or `null` = every tenant. */
+  tenants: Schema.optional(Schema.NullOr(Schema.Record({
+    key: Schema.String,
+    value: Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })
+  }))),
   createdAt: Schema.String,
   expiresAt: Schema.NullOr(Schema.String),
   revokedAt: Schema.NullOr(Schema.String),
@@ -81,6 +86,7 @@ export interface TokenInfo {
   readonly access: AccessLevel
   readonly scopes: ReadonlyArray<ScopeSchema>
   readonly connections: Option.Option<ReadonlyArray<string>>
+  readonly tenants: Option.Option<TenantMap>
   readonly createdAt: number
   readonly expiresAt: Option.Option<number>
   readonly revokedAt: Option.Option<number>
@@ -106,7 +112,8 @@ export const toPrincipal = (info: TokenInfo): TokenPrincipal =>
     scopes: info.scopes,
     connections: info.connections,
     expiresAt: info.expiresAt,
-    source: "store"
+    source: "store",
+    ...(Option.isSome(info.tenants) ? { tenants: info.tenants.value } : {})
   })
 
 /** The JSON shape of `tokens list --json`. @category conversions */
@@ -116,6 +123,7 @@ export const toJson = (info: TokenInfo, now: number) => ({
   access: info.access,
   scopes: info.scopes,
   connections: Option.getOrNull(info.connections),
+  tenants: Option.getOrNull(info.tenants),
   createdAt: new Date(info.createdAt).toISOString(),
   expiresAt: Option.getOrNull(Option.map(info.expiresAt, (ms) => new Date(ms).toISOString())),
   revokedAt: Option.getOrNull(Option.map(info.revokedAt, (ms) => new Date(ms).toISOString())),
@@ -130,6 +138,8 @@ export interface CreateTokenInput {
   readonly scopes?: ReadonlyArray<ScopeSchema> | undefined
   /** The connection allowlist; omitted = every connection. */
   readonly connections?: ReadonlyArray<string> | undefined
+  /** Tenant scope (connection id → collection → tenants); omitted = every tenant. */
+  readonly tenants?: TenantMap | undefined
   /** Epoch milliseconds; omitted = never expires. */
   readonly expiresAt?: number | undefined
 }
@@ -216,6 +226,7 @@ const toEntry = (stored: StoredToken): Entry => ({
     access: stored.access,
     scopes: stored.scopes,
     connections: Option.fromNullable(stored.connections),
+    tenants: Option.fromNullable(stored.tenants),
     createdAt: parseTime(stored.createdAt),
     expiresAt: Option.map(Option.fromNullable(stored.expiresAt), parseTime),
     revokedAt: Option.map(Option.fromNullable(stored.revokedAt), parseTime)
@@ -257,6 +268,7 @@ interface CheckedRequest {
   readonly access: CreateTokenInput["access"]
   readonly scopes: ReadonlyArray<ScopeSchema>
   readonly connections: ReadonlyArray<string> | null
+  readonly tenants: TenantMap | null
   readonly expiresAt: number | undefined
 }
 
@@ -273,7 +285,17 @@ const checkCreate = (input: CreateTokenInput): Effect.Effect<CheckedRequest, Inv
   }
   if (scopes.length === 0) return Effect.fail(new InvalidTokenRequest({ reason: "A token needs at least one scope" }))
   const connections = input.connections === undefined ? null : Array.from(new Set(input.connections))
-  return Effect.succeed({ name, access: input.access, scopes, connections, expiresAt: input.expiresAt })
+  const tenants = input.tenants === undefined ? null : input.tenants
+  if (tenants !== null) {
+    const outside = Object.keys(tenants).filter((id) => connections !== null && !connections.includes(id))
+    if (outside.length > 0) {
+      return Effect.fail(new InvalidTokenRequest({ reason: `--tenants names a connection outside --connections: ${outside.join(", ")}` }))
+    }
+    if (Object.values(tenants).some((byCollection) => Object.values(byCollection).some((names) => names.length === 0))) {
+      return Effect.fail(new InvalidTokenRequest({ reason: "each --tenants entry names a tenant" }))
+    }
+  }
+  return Effect.succeed({ name, access: input.access, scopes, connections, tenants, expiresAt: input.expiresAt })
 }
 
 /** A new token (shown once) and what the store keeps of it: a salted HMAC, never the token. */
@@ -290,6 +312,7 @@ const newToken = (request: CheckedRequest, file: TokensFile, now: number): { rea
     access: request.access,
     scopes: [...request.scopes],
     connections: request.connections === null ? null : [...request.connections],
+    ...(request.tenants === null ? {} : { tenants: request.tenants as StoredToken["tenants"] }),
     createdAt: new Date(now).toISOString(),
     expiresAt: request.expiresAt === undefined ? null : new Date(request.expiresAt).toISOString(),
     revokedAt: null,

@@ -18,9 +18,10 @@ import { FirstAccess } from "../Approval/FirstAccess.ts"
 import { ConnectionStore } from "../Driver/ConnectionStore.ts"
 import * as Redaction from "../Base/Redaction.ts"
 import type { Connection } from "../Schema/Connection.ts"
-import { InternalError, InvalidParams, type McpError, RequestTimeout } from "../Schema/McpErrors.ts"
+import { Forbidden, InternalError, InvalidParams, type McpError, RequestTimeout } from "../Schema/McpErrors.ts"
 import { complete, inputRequired, type Outcome, RequestContext } from "../Mcp/Catalogue.ts"
-import { canSeeConnection, CurrentPrincipal, requireConnection, toFirstAccessPrincipal } from "../Auth/Principal.ts"
+import { allowedTenants, canSeeConnection, CurrentPrincipal, requireConnection, toFirstAccessPrincipal } from "../Auth/Principal.ts"
+import { TenantScope } from "../Driver/Tenants.ts"
 
 // ===== Errors =====
 
@@ -36,7 +37,10 @@ export const toMcpError = (error: { readonly _tag: string; readonly message: str
   switch (error._tag) {
     case "ConnectionNotFound":
     case "CollectionNotFound":
+    case "TenantRefused":
       return new InvalidParams({ message })
+    case "TenantForbidden":
+      return new Forbidden({ message })
     case "ConnectionFailed":
       // A database that got no answer in time (the driver's default time-outs): -33003.
       return (error as { readonly code?: string }).code === "TIMEOUT" ? new RequestTimeout({ message }) : new InternalError({ message })
@@ -44,6 +48,20 @@ export const toMcpError = (error: { readonly _tag: string; readonly message: str
       return new InternalError({ message })
   }
 }
+
+// ===== Tenants =====
+
+/**
+ * Runs `effect` with the tenant scope of the current principal (`Tenants.TenantScope`): a
+ * tenant-scoped token sees, and may name, only its tenants.
+ *
+ * @category combinators
+ */
+export const withTenantScope = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | CurrentPrincipal> =>
+  Effect.flatMap(CurrentPrincipal, (principal) =>
+    Effect.provideService(effect, TenantScope, {
+      allowed: (connectionId, collection) => allowedTenants(principal, connectionId, collection)
+    }))
 
 // ===== First access =====
 

@@ -66,12 +66,44 @@ export const parseScopes = (text: string): Effect.Effect<ReadonlyArray<Scope>, U
   return Effect.succeed(items as ReadonlyArray<Scope>)
 }
 
+/**
+ * `--tenants CONN:COLLECTION:TENANT,…`: entries grouped by connection (as given) and collection.
+ *
+ * @category parsing
+ */
+export const parseTenants = (text: string): Effect.Effect<Readonly<Record<string, Record<string, Array<string>>>>, UsageError> => {
+  const map: Record<string, Record<string, Array<string>>> = {}
+  const items = commaList(text)
+  if (items.length === 0) return Effect.fail(new UsageError({ message: "--tenants needs at least one CONNECTION:COLLECTION:TENANT" }))
+  for (const item of items) {
+    const parts = item.split(":")
+    if (parts.length !== 3 || parts.some((part) => part.trim().length === 0)) {
+      return Effect.fail(new UsageError({ message: `--tenants entry ${JSON.stringify(item)} is not CONNECTION:COLLECTION:TENANT` }))
+    }
+    const [connection, collection, tenant] = parts.map((part) => part.trim()) as [string, string, string]
+    const byCollection = (map[connection] ??= {})
+    const tenants = (byCollection[collection] ??= [])
+    if (!tenants.includes(tenant)) tenants.push(tenant)
+  }
+  return Effect.succeed(map)
+}
+
 // ===== Output =====
+
+/** A token's tenant scope on one line: `CONN/Collection=a+b; …`, or `all`. */
+const tenantText = (info: TokenInfo) =>
+  Option.match(info.tenants, {
+    onNone: () => "all",
+    onSome: (map) =>
+      Object.entries(map).flatMap(([connection, byCollection]) =>
+        Object.entries(byCollection).map(([collection, tenants]) => `${connection}/${collection}=${tenants.join("+")}`)
+      ).join("; ")
+  })
 
 const describe = (info: TokenInfo, now: number) => {
   const connections = Option.match(info.connections, { onNone: () => "all", onSome: (ids) => (ids.length === 0 ? "none" : ids.join(",")) })
   const expires = Option.match(info.expiresAt, { onNone: () => "never", onSome: (ms) => new Date(ms).toISOString() })
-  return [info.id, info.name, info.access, info.scopes.join(","), connections, expires, statusAt(info, now)]
+  return [info.id, info.name, info.access, info.scopes.join(","), connections, tenantText(info), expires, statusAt(info, now)]
 }
 
 const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>) => {
@@ -101,6 +133,23 @@ const resolveConnections = (names: ReadonlyArray<string>) =>
     return { ids: Array.from(new Set(ids)), unknown }
   })
 
+/** The `--tenants` map with its connections named by id (names resolved like `--connections`). */
+const resolveTenantConnections = (map: Readonly<Record<string, Record<string, Array<string>>>>) =>
+  Effect.gen(function*() {
+    const byId: Record<string, Record<string, Array<string>>> = {}
+    const unknown: Array<string> = []
+    for (const [given, byCollection] of Object.entries(map)) {
+      const { ids, unknown: missing } = yield* resolveConnections([given])
+      unknown.push(...missing)
+      const id = ids[0] ?? given
+      const merged = (byId[id] ??= {})
+      for (const [collection, tenants] of Object.entries(byCollection)) {
+        merged[collection] = Array.from(new Set([...(merged[collection] ?? []), ...tenants]))
+      }
+    }
+    return { map: byId, unknown }
+  })
+
 /** `tokens create`. @category commands */
 export const createCommand = Command.make(
   "create",
@@ -118,6 +167,12 @@ export const createCommand = Command.make(
       Options.withDescription("Comma-separated connection ids the token may use (default: all)"),
       Options.optional
     ),
+    tenants: Options.text("tenants").pipe(
+      Options.withDescription(
+        "Comma-separated CONNECTION:COLLECTION:TENANT entries: on those connections, multi-tenant collections are limited to the tenants listed (default: every tenant)"
+      ),
+      Options.optional
+    ),
     expires: Options.text("expires").pipe(
       Options.withDescription("Lifetime (30d, 12h, 90m, 2w) or an ISO date-time (default: never)"),
       Options.optional
@@ -130,15 +185,17 @@ export const createCommand = Command.make(
       const scopes = Option.isSome(flags.scopes) ? yield* parseScopes(flags.scopes.value) : undefined
       const expiresAt = Option.isSome(flags.expires) ? yield* parseExpires(flags.expires.value, now) : undefined
       const resolved = Option.isSome(flags.connections) ? yield* resolveConnections(commaList(flags.connections.value)) : undefined
+      const tenants = Option.isSome(flags.tenants) ? yield* resolveTenantConnections(yield* parseTenants(flags.tenants.value)) : undefined
       const store = yield* TokenStore
       const created = yield* store.create({
         name: flags.name,
         access: flags.access,
         scopes,
         connections: resolved?.ids,
+        tenants: tenants?.map,
         expiresAt
       }).pipe(Effect.catchTag("InvalidTokenRequest", (error) => Effect.fail(new UsageError({ message: error.reason }))))
-      for (const name of resolved?.unknown ?? []) {
+      for (const name of [...(resolved?.unknown ?? []), ...(tenants?.unknown ?? [])]) {
         yield* Console.error(`warning: no saved connection has the id or name ${JSON.stringify(name)}; kept in the allowlist as given`)
       }
       if (flags.json) {
@@ -146,10 +203,11 @@ export const createCommand = Command.make(
         return
       }
       const url = yield* ClientConfig.endpointUrl
-      const [, , , scopeText, connectionText, expires] = describe(created.info, now)
+      const [, , , scopeText, connectionText, tenantScope, expires] = describe(created.info, now)
       yield* Console.log(
         [
           `Created token ${created.info.id} (${created.info.name}, ${created.info.access}; scopes ${scopeText}; connections ${connectionText}; expires ${expires}).`,
+          ...(tenantScope === "all" ? [] : [`Tenants: ${tenantScope} (other tenants of those connections' multi-tenant collections are invisible).`]),
           ...(resolved !== undefined && resolved.ids.length > 0
             ? ["First access to the listed connections is granted: naming them was your consent."]
             : []),
@@ -180,7 +238,7 @@ export const listCommand = Command.make(
         return
       }
       yield* Console.log(
-        table(["ID", "NAME", "ACCESS", "SCOPES", "CONNECTIONS", "EXPIRES", "STATUS"], tokens.map((info) => describe(info, now)))
+        table(["ID", "NAME", "ACCESS", "SCOPES", "CONNECTIONS", "TENANTS", "EXPIRES", "STATUS"], tokens.map((info) => describe(info, now)))
       )
     }).pipe(Effect.provide(storeLayer(flags.home)))
 ).pipe(Command.withDescription("List tokens (never their secrets)"))

@@ -50,10 +50,31 @@ export interface Collection {
   readonly indexPropertyLength: boolean
   readonly indexTimestamps: boolean
   readonly multiTenancy: boolean
+  /** The multi-tenancy settings (`multiTenancyConfig`). */
+  readonly tenancy: Tenancy
   /** Names of named vectors (`vectorConfig`), empty for a legacy single vector. */
   readonly namedVectors: ReadonlyArray<string>
+  /** Every vector of an object: each named vector, or the legacy single one (named `""`). */
+  readonly vectors: ReadonlyArray<VectorIndex>
   /** The class as the schema returned it. */
   readonly raw: Record<string, unknown>
+}
+
+/** The multi-tenancy settings of a collection. @category models */
+export interface Tenancy {
+  readonly enabled: boolean
+  /** A write to an unknown tenant creates it. */
+  readonly autoTenantCreation: boolean
+  /** A read or write of an inactive tenant activates it. */
+  readonly autoTenantActivation: boolean
+}
+
+/** One vector index of a collection: a named vector, or the legacy single vector (name `""`). @category models */
+export interface VectorIndex {
+  readonly name: string
+  readonly vectorizer: string
+  readonly indexType: string
+  readonly distance: string | undefined
 }
 
 /** @category models */
@@ -124,6 +145,20 @@ export const decodeCollection = (raw: unknown): Collection | undefined => {
   const properties = Array.isArray(c.properties)
     ? c.properties.map(decodeProperty).filter((x): x is Property => x !== undefined)
     : []
+  const tenancy = asRecord(c.multiTenancyConfig)
+  const named = asRecord(c.vectorConfig)
+  const indexOf = (name: string, config: Record<string, unknown>, vectorizer: unknown): VectorIndex => {
+    const distance = asRecord(config.vectorIndexConfig).distance
+    return {
+      name,
+      vectorizer: typeof vectorizer === "string" ? vectorizer : Object.keys(asRecord(vectorizer))[0] ?? "none",
+      indexType: typeof config.vectorIndexType === "string" ? config.vectorIndexType : "hnsw",
+      distance: typeof distance === "string" ? distance : undefined
+    }
+  }
+  const vectors = Object.keys(named).length > 0
+    ? Object.entries(named).map(([name, config]) => indexOf(name, asRecord(config), asRecord(config).vectorizer))
+    : [indexOf("", c, c.vectorizer)]
   return {
     name: c.class,
     ...(typeof c.description === "string" ? { description: c.description } : {}),
@@ -132,8 +167,14 @@ export const decodeCollection = (raw: unknown): Collection | undefined => {
     indexNullState: inverted.indexNullState === true,
     indexPropertyLength: inverted.indexPropertyLength === true,
     indexTimestamps: inverted.indexTimestamps === true,
-    multiTenancy: asRecord(c.multiTenancyConfig).enabled === true,
-    namedVectors: Object.keys(asRecord(c.vectorConfig)),
+    multiTenancy: tenancy.enabled === true,
+    tenancy: {
+      enabled: tenancy.enabled === true,
+      autoTenantCreation: tenancy.autoTenantCreation === true,
+      autoTenantActivation: tenancy.autoTenantActivation === true
+    },
+    namedVectors: Object.keys(named).sort(),
+    vectors: [...vectors].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     raw: c
   }
 }
@@ -172,8 +213,16 @@ export const columns = (collection: Collection): ReadonlyArray<Column> => [
       dataType: property.dataType.join(","),
       property
     })),
-  { name: "vector", kind: "vector", readOnly: true, primaryKey: false, dataType: "number[]" }
+  ...vectorColumns(collection).map((name): Column => ({ name, kind: "vector", readOnly: true, primaryKey: false, dataType: "number[]" }))
 ]
+
+/**
+ * The vector columns, last in the grid: `vector`, or `vector:<name>` for each named vector.
+ *
+ * @category combinators
+ */
+export const vectorColumns = (collection: Collection): ReadonlyArray<string> =>
+  collection.namedVectors.length === 0 ? ["vector"] : collection.namedVectors.map((name) => `vector:${name}`)
 
 // ===== Requests =====
 

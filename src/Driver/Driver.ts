@@ -25,7 +25,9 @@ import type {
   ConnectionFailed,
   FilterRefused,
   RequestError,
-  StatementRefused
+  StatementRefused,
+  TenantForbidden,
+  TenantRefused
 } from "./DriverError.ts"
 import { UnexpectedResponse } from "./DriverError.ts"
 import * as FilterBuilder from "./FilterBuilder.ts"
@@ -33,6 +35,7 @@ import * as GraphqlEditor from "./GraphqlEditor.ts"
 import * as Grid from "./Grid.ts"
 import * as RestConsole from "./RestConsole.ts"
 import * as RowEdits from "./RowEdits.ts"
+import * as Tenants from "./Tenants.ts"
 import * as WeaviateHttp from "./WeaviateHttp.ts"
 
 // ===== Models =====
@@ -53,6 +56,9 @@ export interface TableDescription {
 
 /** Errors of naming a connection. @category errors */
 export type LookupError = StoreError | ConnectionNotFound
+
+/** Errors of the tenant of a data request (`Tenants.check`). @category errors */
+export type TenantError = TenantRefused | TenantForbidden
 
 /**
  * A connection as the driver's callers name it: its id or name (looked up in the store on each
@@ -82,48 +88,66 @@ export interface Service {
     connection: ConnectionRef,
     table: string,
     request?: Grid.PageRequest
-  ) => Effect.Effect<Grid.Page, LookupError | RequestError | CollectionNotFound | FilterRefused | StatementRefused>
+  ) => Effect.Effect<Grid.Page, LookupError | RequestError | CollectionNotFound | TenantError | FilterRefused | StatementRefused>
   readonly count: (
     connection: ConnectionRef,
     table: string,
     options?: { readonly filters?: ReadonlyArray<FilterBuilder.Filter>; readonly tenant?: string | undefined }
-  ) => Effect.Effect<number, LookupError | RequestError | CollectionNotFound | FilterRefused>
+  ) => Effect.Effect<number, LookupError | RequestError | CollectionNotFound | TenantError | FilterRefused>
   readonly getRow: (
     connection: ConnectionRef,
     table: string,
     uuid: string,
     options?: { readonly includeVector?: boolean; readonly tenant?: string | undefined }
-  ) => Effect.Effect<Option.Option<Grid.Row>, LookupError | RequestError | CollectionNotFound>
+  ) => Effect.Effect<Option.Option<Grid.Row>, LookupError | RequestError | CollectionNotFound | TenantError>
   /** Every row through the `after` cursor (export); not capped at 10,000. */
   readonly readAll: (
     connection: ConnectionRef,
     table: string,
     options?: { readonly pageSize?: number; readonly tenant?: string | undefined }
-  ) => Stream.Stream<Grid.Row, LookupError | RequestError | CollectionNotFound>
+  ) => Stream.Stream<Grid.Row, LookupError | RequestError | CollectionNotFound | TenantError>
   readonly insertRows: (
     connection: ConnectionRef,
     table: string,
     rows: ReadonlyArray<RowEdits.NewRow>,
     options?: { readonly tenant?: string | undefined }
-  ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound>
+  ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound | TenantError>
   readonly updateRows: (
     connection: ConnectionRef,
     table: string,
     rows: ReadonlyArray<RowEdits.RowUpdate>,
     options?: { readonly tenant?: string | undefined }
-  ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound>
+  ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound | TenantError>
   readonly deleteRows: (
     connection: ConnectionRef,
     table: string,
     uuids: ReadonlyArray<string | null | undefined>,
     options?: { readonly tenant?: string | undefined }
-  ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound>
+  ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound | TenantError>
   /** Plans an edit of a collection (its schema read now): the exact requests, and the skipped rows. */
   readonly planRowEdits: (
     connection: ConnectionRef,
     table: string,
     edit: RowEdits.Edit
-  ) => Effect.Effect<RowEdits.Plan, LookupError | RequestError | CollectionNotFound>
+  ) => Effect.Effect<RowEdits.Plan, LookupError | RequestError | CollectionNotFound | TenantError>
+  /** The tenants of a multi-tenant collection the caller may see (`Tenants.TenantScope`), sorted by name. */
+  readonly tenants: (
+    connection: ConnectionRef,
+    table: string
+  ) => Effect.Effect<
+    { readonly collection: CollectionSchema.Collection; readonly tenants: ReadonlyArray<Tenants.Tenant> },
+    LookupError | RequestError | CollectionNotFound | TenantError
+  >
+  /** The collection and the checked tenant of a request built by the caller (vector search, batch delete). */
+  readonly resolveTenant: (
+    connection: ConnectionRef,
+    table: string,
+    tenant: string | undefined,
+    purpose: Tenants.Purpose
+  ) => Effect.Effect<
+    { readonly collection: CollectionSchema.Collection; readonly tenant: string | undefined },
+    LookupError | RequestError | CollectionNotFound | TenantError
+  >
   /** Sends one planned request exactly as planned; answers the uuid written. */
   readonly sendRowEdit: (connection: ConnectionRef, request: RowEdits.EditRequest) => Effect.Effect<string, LookupError | RequestError>
   readonly graphql: (
@@ -181,63 +205,73 @@ const fingerprintOf = (connection: Connection) =>
   ])
 
 /**
+ * The live sessions, one per connection id: reused while the connection's settings are unchanged,
+ * rebuilt when they change, all closed with the driver's scope.
+ */
+const makeSessions = Effect.gen(function*() {
+  const sessions = yield* SynchronizedRef.make(new Map<string, Session>())
+
+  const close = (session: Session) => Scope.close(session.scope, Exit.void)
+
+  yield* Effect.addFinalizer(() =>
+    Effect.flatMap(SynchronizedRef.getAndSet(sessions, new Map()), (map) => Effect.forEach(map.values(), close))
+  )
+
+  const open = (connection: Connection) =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const http = yield* WeaviateHttp.make(connection).pipe(
+        Scope.extend(scope),
+        Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
+      )
+      return { id: connection.id, fingerprint: fingerprintOf(connection), http, scope } satisfies Session
+    })
+
+  const drop = (id: string) =>
+    SynchronizedRef.modifyEffect(sessions, (map) => {
+      const session = map.get(id)
+      if (session === undefined) return Effect.succeed([undefined, map] as const)
+      const next = new Map(map)
+      next.delete(id)
+      return Effect.as(close(session), [undefined, next] as const)
+    })
+
+  const sessionFor = (connection: Connection) =>
+    SynchronizedRef.modifyEffect(sessions, (map) => {
+      const existing = map.get(connection.id)
+      const fingerprint = fingerprintOf(connection)
+      if (existing !== undefined && existing.fingerprint === fingerprint) {
+        return Effect.succeed([existing.http, map] as const)
+      }
+      return Effect.gen(function*() {
+        if (existing !== undefined) yield* close(existing)
+        const session = yield* open(connection)
+        const next = new Map(map)
+        next.set(connection.id, session)
+        return [session.http, next] as const
+      })
+    })
+
+  return { sessions, drop, sessionFor }
+})
+
+/**
  * @category services
  */
 export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>() {
   static readonly make: Effect.Effect<Service, never, ConnectionStore | Scope.Scope> = Effect.gen(function*() {
     const store = yield* ConnectionStore
-    const sessions = yield* SynchronizedRef.make(new Map<string, Session>())
-
-    const close = (session: Session) => Scope.close(session.scope, Exit.void)
-
-    yield* Effect.addFinalizer(() =>
-      Effect.flatMap(SynchronizedRef.getAndSet(sessions, new Map()), (map) => Effect.forEach(map.values(), close))
-    )
-
-    const open = (connection: Connection) =>
-      Effect.gen(function*() {
-        const scope = yield* Scope.make()
-        const http = yield* WeaviateHttp.make(connection).pipe(
-          Scope.extend(scope),
-          Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
-        )
-        return { id: connection.id, fingerprint: fingerprintOf(connection), http, scope } satisfies Session
-      })
-
-    const drop = (id: string) =>
-      SynchronizedRef.modifyEffect(sessions, (map) => {
-        const session = map.get(id)
-        if (session === undefined) return Effect.succeed([undefined, map] as const)
-        const next = new Map(map)
-        next.delete(id)
-        return Effect.as(close(session), [undefined, next] as const)
-      })
-
-    const sessionFor = (connection: Connection) =>
-      SynchronizedRef.modifyEffect(sessions, (map) => {
-        const existing = map.get(connection.id)
-        const fingerprint = fingerprintOf(connection)
-        if (existing !== undefined && existing.fingerprint === fingerprint) {
-          return Effect.succeed([existing.http, map] as const)
-        }
-        return Effect.gen(function*() {
-          if (existing !== undefined) yield* close(existing)
-          const session = yield* open(connection)
-          const next = new Map(map)
-          next.set(connection.id, session)
-          return [session.http, next] as const
-        })
-      })
+    const { drop, sessionFor, sessions } = yield* makeSessions
 
     const resolve = (ref: ConnectionRef) => typeof ref === "string" ? store.get(ref) : Effect.succeed(ref)
 
     const http = (ref: ConnectionRef) => Effect.flatMap(resolve(ref), sessionFor)
 
     /** Runs `f` on the connection's session; an authentication failure drops the session. */
-    const withHttp = <A, E, R>(ref: ConnectionRef, f: (http: WeaviateHttp.WeaviateHttp) => Effect.Effect<A, E, R>) =>
+    const withHttp = <A, E, R>(ref: ConnectionRef, f: (http: WeaviateHttp.WeaviateHttp, connection: Connection) => Effect.Effect<A, E, R>) =>
       Effect.flatMap(resolve(ref), (connection) =>
         sessionFor(connection).pipe(
-          Effect.flatMap(f),
+          Effect.flatMap((h) => f(h, connection)),
           Effect.tapError((error) =>
             typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "AuthenticationFailed"
               ? drop(connection.id)
@@ -251,7 +285,19 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       f: (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection) => Effect.Effect<A, E, R>
     ) => withHttp(name, (h) => Effect.flatMap(CollectionSchema.get(h, table), (collection) => f(h, collection)))
 
-    const health = Effect.fn("Driver.health")((name: ConnectionRef) => withHttp(name, checkHealth))
+    /** Runs `f` on a collection and the tenant checked for it (`Tenants.check`), before any data request. */
+    const withTenant = <A, E, R>(
+      name: ConnectionRef,
+      table: string,
+      tenant: string | undefined,
+      purpose: Tenants.Purpose,
+      f: (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection, tenant: string | undefined) => Effect.Effect<A, E, R>
+    ) =>
+      withHttp(name, (h, connection) =>
+        Effect.flatMap(CollectionSchema.get(h, table), (collection) =>
+          Effect.flatMap(Tenants.check(h, connection.id, collection, tenant, purpose), (checked) => f(h, collection, checked))))
+
+    const health = Effect.fn("Driver.health")((name: ConnectionRef) => withHttp(name, (h) => checkHealth(h)))
 
     const test = Effect.fn("Driver.test")((connection: Connection) =>
       Effect.scoped(Effect.flatMap(WeaviateHttp.make(connection), checkHealth))
@@ -280,19 +326,35 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       disconnect,
       isConnected: (id) => Effect.map(SynchronizedRef.get(sessions), (map) => map.has(id)),
       http,
-      listCollections: Effect.fn("Driver.listCollections")((name: ConnectionRef) => withHttp(name, CollectionSchema.list)),
+      listCollections: Effect.fn("Driver.listCollections")((name: ConnectionRef) => withHttp(name, (h) => CollectionSchema.list(h))),
       describe,
-      browse: (name, table, request) => withCollection(name, table, (h, c) => Grid.page(h, c, request)),
-      count: (name, table, options) => withCollection(name, table, (h, c) => Grid.count(h, c, options)),
-      getRow: (name, table, uuid, options) => withCollection(name, table, (h, c) => Grid.getRow(h, c, uuid, options)),
+      browse: (name, table, request) =>
+        withTenant(name, table, request?.tenant, "read", (h, c, tenant) => Grid.page(h, c, { ...request, tenant })),
+      count: (name, table, options) =>
+        withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Grid.count(h, c, { ...options, tenant })),
+      getRow: (name, table, uuid, options) =>
+        withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Grid.getRow(h, c, uuid, { ...options, tenant })),
       readAll: (name, table, options) =>
         Stream.unwrap(
-          withCollection(name, table, (h, c) => Effect.succeed(Grid.readAll(h, c, options)))
+          withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Effect.succeed(Grid.readAll(h, c, { ...options, tenant })))
         ),
-      insertRows: (name, table, rows, options) => withCollection(name, table, (h, c) => RowEdits.insert(h, c, rows, options)),
-      updateRows: (name, table, rows, options) => withCollection(name, table, (h, c) => RowEdits.update(h, c, rows, options)),
-      deleteRows: (name, table, uuids, options) => withCollection(name, table, (h, c) => RowEdits.remove(h, c, uuids, options)),
-      planRowEdits: (name, table, edit) => withCollection(name, table, (_, c) => Effect.succeed(RowEdits.planFor(c, edit))),
+      insertRows: (name, table, rows, options) =>
+        withTenant(name, table, options?.tenant, "insert", (h, c, tenant) => RowEdits.insert(h, c, rows, { tenant })),
+      updateRows: (name, table, rows, options) =>
+        withTenant(name, table, options?.tenant, "write", (h, c, tenant) => RowEdits.update(h, c, rows, { tenant })),
+      deleteRows: (name, table, uuids, options) =>
+        withTenant(name, table, options?.tenant, "write", (h, c, tenant) => RowEdits.remove(h, c, uuids, { tenant })),
+      planRowEdits: (name, table, edit) =>
+        withTenant(name, table, edit.tenant, edit._tag === "insert" ? "insert" : "write", (_, c, tenant) =>
+          Effect.succeed(RowEdits.planFor(c, { ...edit, tenant }))),
+      tenants: (name, table) =>
+        withHttp(name, (h, connection) =>
+          Effect.flatMap(CollectionSchema.get(h, table), (collection) =>
+            collection.multiTenancy
+              ? Effect.map(Tenants.visible(h, connection.id, collection), (tenants) => ({ collection, tenants }))
+              : Effect.flatMap(Tenants.check(h, connection.id, collection, "", "read"), () => Effect.succeed({ collection, tenants: [] })))),
+      resolveTenant: (name, table, tenant, purpose) =>
+        withTenant(name, table, tenant, purpose, (_, collection, checked) => Effect.succeed({ collection, tenant: checked })),
       sendRowEdit: (name, request) => withHttp(name, (h) => RowEdits.send(h, request)),
       graphql: (name, query, options) => withHttp(name, (h) => GraphqlEditor.run(h, query, options)),
       rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement))

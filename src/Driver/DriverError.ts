@@ -108,3 +108,55 @@ export class UnexpectedResponse extends Schema.TaggedError<UnexpectedResponse>()
 
 /** Every error a call to the database can end with. @category errors */
 export type RequestError = AuthenticationFailed | ConnectionFailed | DatabaseRefused | UnexpectedResponse
+
+/**
+ * A tenant that cannot be used: none given for a multi-tenant collection (the message lists at most
+ * 20 of the tenants the caller may see), one given for a collection without tenants, one that does
+ * not exist, or one that is not active (its state named).
+ *
+ * @category errors
+ */
+export class TenantRefused extends Schema.TaggedError<TenantRefused>()("TenantRefused", {
+  collection: Schema.String,
+  reason: Schema.Literal("required", "not_multi_tenant", "not_found", "not_active"),
+  tenant: Schema.optional(Schema.String),
+  /** `required`: the tenants the caller may use, sorted (the message shows the first 20). */
+  tenants: Schema.optional(Schema.Array(Schema.String)),
+  /** `not_active`: the tenant's activity status. */
+  status: Schema.optional(Schema.String)
+}) {
+  override get message() {
+    switch (this.reason) {
+      case "required": {
+        const tenants = this.tenants ?? []
+        const shown = tenants.slice(0, MAX_TENANTS_SHOWN)
+        const list = tenants.length === 0 ? "none yet" : `${shown.join(", ")}${tenants.length > shown.length ? " …" : ""}`
+        return `${this.collection} is multi-tenant; pass tenant (tenants: ${list})`
+      }
+      case "not_multi_tenant":
+        return `${this.collection} is not multi-tenant; leave tenant out`
+      case "not_found":
+        return `${this.collection} has no tenant ${JSON.stringify(this.tenant ?? "")} (list_tenants shows them)`
+      case "not_active":
+        return `tenant ${JSON.stringify(this.tenant ?? "")} of ${this.collection} is ${this.status ?? "not active"}, not active: ` +
+          "activate it (activity status HOT) before reading or writing its rows"
+    }
+  }
+}
+
+/** How many tenant names a `required` refusal shows. @category constants */
+export const MAX_TENANTS_SHOWN = 20
+
+/**
+ * A tenant the caller's token does not cover (a tenant-scoped token); the endpoint answers -33007.
+ *
+ * @category errors
+ */
+export class TenantForbidden extends Schema.TaggedError<TenantForbidden>()("TenantForbidden", {
+  collection: Schema.String,
+  tenant: Schema.String
+}) {
+  override get message() {
+    return `Forbidden: this token may not use tenant ${JSON.stringify(this.tenant)} of ${this.collection}`
+  }
+}

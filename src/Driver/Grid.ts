@@ -66,10 +66,16 @@ export const renderCell = (value: unknown): string =>
 const record = (u: unknown): Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
 
-const vectorOf = (object: Record<string, unknown>): ReadonlyArray<number> | null => {
-  if (Array.isArray(object.vector) && object.vector.length > 0) return object.vector as ReadonlyArray<number>
-  const named = Object.values(record(object.vectors)).filter(Array.isArray)
-  return named.length === 1 ? (named[0] as ReadonlyArray<number>) : null
+/** The vector cells of an object: `vector`, or `vector:<name>` for each named vector (null when absent). */
+const vectorCells = (collection: Collection, vector: unknown, vectors: unknown): Record<string, unknown> => {
+  const named = record(vectors)
+  if (collection.namedVectors.length === 0) {
+    if (Array.isArray(vector) && vector.length > 0) return { vector }
+    // A legacy object may still carry its one vector under `vectors`.
+    const only = Object.values(named).filter(Array.isArray)
+    return { vector: only.length === 1 ? only[0] : null }
+  }
+  return Object.fromEntries(collection.namedVectors.map((name) => [`vector:${name}`, Array.isArray(named[name]) ? named[name] : null]))
 }
 
 /**
@@ -82,8 +88,7 @@ export const rowFromObject = (collection: Collection, object: unknown): Row => {
   const properties = record(o.properties)
   const row: Record<string, unknown> = { uuid: typeof o.id === "string" ? o.id : null }
   for (const p of collection.properties) row[p.name] = properties[p.name] ?? null
-  row.vector = vectorOf(o)
-  return row
+  return Object.assign(row, vectorCells(collection, o.vector, o.vectors))
 }
 
 const refsFromGraphql = (property: Property, value: unknown): unknown => {
@@ -107,8 +112,7 @@ export const rowFromGraphql = (collection: Collection, item: unknown): Row => {
   for (const p of collection.properties) {
     row[p.name] = p.baseType === "reference" ? refsFromGraphql(p, o[p.name]) : o[p.name] ?? null
   }
-  row.vector = Array.isArray(additional.vector) && additional.vector.length > 0 ? additional.vector : null
-  return row
+  return Object.assign(row, vectorCells(collection, additional.vector, additional.vectors))
 }
 
 // ===== GraphQL selection =====
@@ -139,15 +143,18 @@ const selectProperty = (p: Property, depth: number): string | undefined => {
 }
 
 /**
- * The fields a grid page selects: every property and `_additional { id vector }`.
+ * The fields a grid page selects: every property and `_additional { id vector }`, or
+ * `_additional { id vectors { <name> … } }` for named vectors.
  *
  * @category graphql
  */
-export const selection = (collection: Collection): string =>
-  [
+export const selection = (collection: Collection): string => {
+  const names = collection.namedVectors.filter((name) => IDENTIFIER.test(name))
+  return [
     ...collection.properties.map((p) => selectProperty(p, 0)).filter((s) => s !== undefined),
-    "_additional { id vector }"
+    names.length === 0 ? "_additional { id vector }" : `_additional { id vectors { ${names.join(" ")} } }`
   ].join(" ")
+}
 
 const classArguments = (args: ReadonlyArray<readonly [string, string | undefined]>) => {
   const present = args.filter((a): a is readonly [string, string] => a[1] !== undefined)

@@ -84,7 +84,7 @@ describe("weaviate-mcp tokens", () => {
       assert.notInclude(listed.stdout, token!.slice(22))
       const [entry] = JSON.parse(listed.stdout) as Array<Record<string, unknown>>
       assert.deepStrictEqual(Object.keys(entry!).sort(), [
-        "access", "connections", "createdAt", "expiresAt", "id", "name", "revokedAt", "scopes", "status"
+        "access", "connections", "createdAt", "expiresAt", "id", "name", "revokedAt", "scopes", "status", "tenants"
       ])
       assert.strictEqual(entry!.name, "reader")
       assert.deepStrictEqual(entry!.scopes, ["tools:read"])
@@ -96,7 +96,7 @@ describe("weaviate-mcp tokens", () => {
 
       const table = yield* cli("list", "--home", dir)
       assert.strictEqual(table.code, 0)
-      assert.match(table.stdout, /^ID\s+NAME\s+ACCESS\s+SCOPES\s+CONNECTIONS\s+EXPIRES\s+STATUS/)
+      assert.match(table.stdout, /^ID\s+NAME\s+ACCESS\s+SCOPES\s+CONNECTIONS\s+TENANTS\s+EXPIRES\s+STATUS/)
       assert.include(table.stdout, "reader")
       assert.notInclude(table.stdout, token!.slice(22))
     }))

@@ -5,7 +5,8 @@
  * - `connection_id`: the ids of the connections the principal may see whose id or name starts with
  *   the value;
  * - `table`: the collections of the connection named in `context.arguments.connection_id`;
- * - `column` / `property` (prompt arguments): the properties of that connection's `table`.
+ * - `column` / `property` (prompt arguments): the properties of that connection's `table`;
+ * - `tenant`: the tenants of that `table` the principal may use (a tenant-scoped token sees only its own).
  *
  * Matching is a case-insensitive prefix match; at most 100 values, with `total` and `hasMore`.
  * A connection the principal may not see completes to nothing, as if it did not exist; an unknown
@@ -91,9 +92,18 @@ export const make = Effect.gen(function*() {
       const connections = yield* access.visible
       return completeFrom(connections.map((c) => ({ value: c.id, keys: [c.id, c.name] })), value)
     }
-    if (name !== "table" && !PROPERTY_ARGUMENTS.has(name)) return none
+    if (name !== "table" && name !== "tenant" && !PROPERTY_ARGUMENTS.has(name)) return none
     const connection = yield* visibleConnection(request.context["connection_id"])
     if (connection === undefined) return none
+    if (name === "tenant") {
+      const table = request.context["table"]
+      if (table === undefined) return none
+      const tenants = yield* ConnectionAccess.withTenantScope(driver.tenants(connection, table)).pipe(
+        Effect.map((result) => result.tenants),
+        Effect.orElseSucceed(() => [])
+      )
+      return completeFrom(tenants.map((t) => ({ value: t.name, keys: [t.name] })), value)
+    }
     const collections = yield* collectionsOf(connection)
     if (name === "table") return completeFrom(collections.map((c) => ({ value: c.name, keys: [c.name] })), value)
     const tableName = request.context["table"]

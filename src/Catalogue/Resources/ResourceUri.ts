@@ -8,6 +8,7 @@
  * | `weaviate://connections/{connection_id}/schema` (subscribable) | 300000 |
  * | `weaviate://connections/{connection_id}/tables/{table}` | 60000 |
  * | `weaviate://connections/{connection_id}/tables/{table}/rows/{uuid}` | 5000 |
+ * | `weaviate://connections/{connection_id}/tables/{table}/tenants/{tenant}/rows/{uuid}` | 5000 |
  *
  * Variables are single path segments, percent-encoded (RFC 3986) when formatted and decoded when
  * parsed, so a table or id holding `/`, `%` or spaces round-trips. Anything else (another scheme, a
@@ -29,7 +30,8 @@ export type ResourceRef = Data.TaggedEnum<{
   Meta: { readonly connectionId: string }
   Schema: { readonly connectionId: string }
   Table: { readonly connectionId: string; readonly table: string }
-  Row: { readonly connectionId: string; readonly table: string; readonly uuid: string }
+  /** `tenant`: the row of a multi-tenant collection's tenant. */
+  Row: { readonly connectionId: string; readonly table: string; readonly uuid: string; readonly tenant?: string | undefined }
 }>
 
 /** @category constructors */
@@ -63,7 +65,8 @@ export const templateUris = {
   Meta: "weaviate://connections/{connection_id}/meta",
   Schema: "weaviate://connections/{connection_id}/schema",
   Table: "weaviate://connections/{connection_id}/tables/{table}",
-  Row: "weaviate://connections/{connection_id}/tables/{table}/rows/{uuid}"
+  Row: "weaviate://connections/{connection_id}/tables/{table}/rows/{uuid}",
+  TenantRow: "weaviate://connections/{connection_id}/tables/{table}/tenants/{tenant}/rows/{uuid}"
 } as const
 
 /** The template variables of each template URI (what `completion/complete` may be asked about). @category constants */
@@ -71,7 +74,8 @@ export const templateVariables: Readonly<Record<string, ReadonlyArray<string>>> 
   [templateUris.Meta]: ["connection_id"],
   [templateUris.Schema]: ["connection_id"],
   [templateUris.Table]: ["connection_id", "table"],
-  [templateUris.Row]: ["connection_id", "table", "uuid"]
+  [templateUris.Row]: ["connection_id", "table", "uuid"],
+  [templateUris.TenantRow]: ["connection_id", "table", "tenant", "uuid"]
 }
 
 /** `resources/templates/list`. @category constants */
@@ -106,6 +110,14 @@ export const templates: ReadonlyArray<ResourceTemplateDescriptor> = [
     title: "Row",
     description: "One object of a collection by uuid, with its properties and vector. Cached 5 seconds.",
     mimeType: MIME_TYPE
+  },
+  {
+    uriTemplate: templateUris.TenantRow,
+    name: "tenant-row",
+    title: "Row of a tenant",
+    description:
+      "One object of a multi-tenant collection's tenant by uuid, with its properties and every vector. Cached 5 seconds.",
+    mimeType: MIME_TYPE
   }
 ]
 
@@ -129,7 +141,9 @@ export const format = (ref: ResourceRef): string => {
     case "Table":
       return `${CONNECTIONS_URI}/${segment(ref.connectionId)}/tables/${segment(ref.table)}`
     case "Row":
-      return `${CONNECTIONS_URI}/${segment(ref.connectionId)}/tables/${segment(ref.table)}/rows/${segment(ref.uuid)}`
+      return `${CONNECTIONS_URI}/${segment(ref.connectionId)}/tables/${segment(ref.table)}${
+        ref.tenant === undefined ? "" : `/tenants/${segment(ref.tenant)}`
+      }/rows/${segment(ref.uuid)}`
   }
 }
 
@@ -181,5 +195,10 @@ export const parse = (uri: string): Either.Either<ResourceRef, InvalidParams> =>
     if (!isUuid(uuid!)) return unknown(uri, `${JSON.stringify(uuid)} is not a uuid`)
     return Either.right(ResourceRef.Row({ connectionId, table: table!, uuid: uuid!.toLowerCase() }))
   }
-  return unknown(uri, "expected …/meta, …/schema, …/tables/{table} or …/tables/{table}/rows/{uuid}")
+  if (parts.length === 7 && kind === "tables" && rows === "tenants" && parts[5] === "rows") {
+    const tenantUuid = parts[6]!
+    if (!isUuid(tenantUuid)) return unknown(uri, `${JSON.stringify(tenantUuid)} is not a uuid`)
+    return Either.right(ResourceRef.Row({ connectionId, table: table!, tenant: uuid!, uuid: tenantUuid.toLowerCase() }))
+  }
+  return unknown(uri, "expected …/meta, …/schema, …/tables/{table}, …/tables/{table}/rows/{uuid} or …/tables/{table}/tenants/{tenant}/rows/{uuid}")
 }

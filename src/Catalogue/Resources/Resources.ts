@@ -236,19 +236,13 @@ const makeRead = ({ access, driver, sampleSize }: Deps) => {
       return tableJson(connection, description, { rowCount, sampleRows: page.rows.map(withoutVector) })
     })
 
-  const rowBody = (connection: Connection, table: string, uuid: string) =>
+  const rowBody = (connection: Connection, table: string, uuid: string, tenant: string | undefined) =>
     Effect.gen(function*() {
-      const collection = (yield* driver.describe(connection, table)).collection
-      if (collection.multiTenancy) {
-        return yield* new InvalidParams({
-          message: `Table ${collection.name} is multi-tenant: read its rows with get_row and a tenant`
-        })
-      }
-      const row = yield* driver.getRow(connection, collection.name, uuid, { includeVector: true })
+      const row = yield* driver.getRow(connection, table, uuid, { includeVector: true, tenant })
       return yield* Option.match(row, {
-        onNone: () =>
-          Effect.fail(new InvalidParams({ message: `Unknown row ${uuid} in table ${collection.name}`, data: { uuid } })),
-        onSome: (value) => Effect.succeed({ connectionId: connection.id, table: collection.name, row: value })
+        onNone: () => Effect.fail(new InvalidParams({ message: `Unknown row ${uuid} in table ${table}`, data: { uuid } })),
+        onSome: (value) =>
+          Effect.succeed({ connectionId: connection.id, table, ...(tenant === undefined ? {} : { tenant }), row: value })
       })
     })
 
@@ -267,7 +261,7 @@ const makeRead = ({ access, driver, sampleSize }: Deps) => {
       case "Table":
         return Effect.mapError(tableBody(connection, ref.table), driverFailure)
       case "Row":
-        return Effect.mapError(rowBody(connection, ref.table, ref.uuid), driverFailure)
+        return Effect.mapError(rowBody(connection, ref.table, ref.uuid, ref.tenant), driverFailure)
     }
   }
 
@@ -277,7 +271,7 @@ const makeRead = ({ access, driver, sampleSize }: Deps) => {
     const connection = yield* access.readable(ref.connectionId)
     const gate = yield* access.firstAccess(connection, { uri })
     if (gate._tag === "InputRequired") return gate as Outcome<never>
-    const body = yield* bodyOf(ref, connection)
+    const body = yield* ConnectionAccess.withTenantScope(bodyOf(ref, connection))
     return complete(jsonContents(uri, body, ResourceUri.ttlMs[ref._tag]))
   })
 

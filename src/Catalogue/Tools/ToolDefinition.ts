@@ -25,10 +25,11 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Redaction from "../../Base/Redaction.ts"
 import type { CollectionNotFound, FilterRefused, RequestError, StatementRefused } from "../../Driver/DriverError.ts"
-import type { LookupError } from "../../Driver/Driver.ts"
-import { isMcpError, type McpError } from "../../Schema/McpErrors.ts"
+import type { LookupError, TenantError } from "../../Driver/Driver.ts"
+import { Forbidden, isMcpError, type McpError } from "../../Schema/McpErrors.ts"
 import type { Scope } from "../../Schema/Policy.ts"
 import { type CallToolResult, complete, type HandlerContext, inputRequired, type Outcome, type Tool } from "../../Mcp/Catalogue.ts"
+import { withTenantScope } from "../ConnectionAccess.ts"
 import * as ToolError from "./ToolError.ts"
 
 /** @category models */
@@ -49,6 +50,7 @@ export type HandlerError =
   | CollectionNotFound
   | FilterRefused
   | StatementRefused
+  | TenantError
 
 /**
  * The call being run: the tool's name and its raw arguments, as the client sent them (what a
@@ -179,9 +181,12 @@ export const make = <I, IE, O, OE>(definition: Definition<I, IE, O, OE>): Tool =
       }
       return definition.run(decoded.right).pipe(
         Effect.provideService(ToolCall, { tool: name, arguments: raw ?? {} }),
+        withTenantScope,
         Effect.catchAll((error): Effect.Effect<Outcome<CallToolResult>, McpError> => {
           if (isMcpError(error)) return Effect.fail(error)
           if (error._tag === "InputNeeded") return Effect.succeed(inputRequired(error.inputRequests, error.requestState))
+          // A tenant outside a tenant-scoped token is refused like a connection outside it.
+          if (error._tag === "TenantForbidden") return Effect.fail(new Forbidden({ message: error.message }))
           const failure = error._tag === "ToolFailure" ? error : ToolError.fromDriverError(error)
           return Effect.succeed(complete(ToolError.toResult(failure)))
         }),

@@ -94,6 +94,8 @@ export const fromDriverError = (error: Tagged): ToolFailure => {
     case "CollectionNotFound":
     case "ConnectionNotFound":
       return fail("not_found", e.message)
+    case "TenantRefused":
+      return e.reason === "not_found" ? fail("not_found", e.message) : fail("invalid_argument", e.message)
     case "UnexpectedResponse":
       return fail("query_failed", e.message)
     default:

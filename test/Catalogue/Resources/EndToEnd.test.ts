@@ -151,7 +151,7 @@ describe("catalogue end to end", () => {
           const h = yield* E2E
           const call = yield* callerFor(era)
           const templates = yield* call("resources/templates/list", {}, "ListResourceTemplatesResult")
-          assert.strictEqual(templates.result.resourceTemplates.length, 4)
+          assert.strictEqual(templates.result.resourceTemplates.length, 5)
           const uri = `weaviate://connections/${h.local}/tables/Product`
           const read = yield* call("resources/read", { uri }, "ReadResourceResult")
           const content = read.result.contents[0]
@@ -259,7 +259,7 @@ describe("the daemon's own catalogue", () => {
       Effect.gen(function*() {
         const templates = yield* postModern("resources/templates/list", {})
         validateMessage(MODERN, templates.json, "ListResourceTemplatesResult")
-        assert.strictEqual(templates.json.result.resourceTemplates.length, 4)
+        assert.strictEqual(templates.json.result.resourceTemplates.length, 5)
         const resources = yield* postModern("resources/list", {})
         validateMessage(MODERN, resources.json, "ListResourcesResult")
         assert.deepStrictEqual(resources.json.result.resources.map((r: { uri: string }) => r.uri), ["weaviate://connections"])

@@ -58,6 +58,7 @@ describe("ResourceUri", () => {
   })
   it("template variables per template (what completion may be asked about)", () => {
     assert.deepStrictEqual(ResourceUri.templateVariables[ResourceUri.templateUris.Row], ["connection_id", "table", "uuid"])
-    assert.strictEqual(ResourceUri.templates.length, 4)
+    assert.deepStrictEqual(ResourceUri.templateVariables[ResourceUri.templateUris.TenantRow], ["connection_id", "table", "tenant", "uuid"])
+    assert.strictEqual(ResourceUri.templates.length, 5)
   })
 })

@@ -78,13 +78,14 @@ describe("resources/list", () => {
 })
 
 describe("resources/templates/list", () => {
-  it("the four templates of the contract, as RFC 6570 URI templates", async () => {
+  it("the four templates of the contract and the row of a tenant, as RFC 6570 URI templates", async () => {
     const templates = await cat.runtime.runPromise(Effect.map(Resources, (r) => r.templates.map((t) => t.uriTemplate)))
     assert.deepStrictEqual(templates, [
       "weaviate://connections/{connection_id}/meta",
       "weaviate://connections/{connection_id}/schema",
       "weaviate://connections/{connection_id}/tables/{table}",
-      "weaviate://connections/{connection_id}/tables/{table}/rows/{uuid}"
+      "weaviate://connections/{connection_id}/tables/{table}/rows/{uuid}",
+      "weaviate://connections/{connection_id}/tables/{table}/tenants/{tenant}/rows/{uuid}"
     ])
   })
 })
