@@ -21,6 +21,7 @@ import { serveCommand } from "./Cli/ServeCommand.ts"
 import { tokensCommand } from "./Cli/TokensCommand.ts"
 import { connectionsCommand } from "./Cli/ConnectionsCommand.ts"
 import { browseCommand } from "./Cli/BrowseCommand.ts"
+import { tenantsCommand } from "./Cli/TenantsCommand.ts"
 import { graphqlCommand } from "./Cli/GraphqlCommand.ts"
 import { restCommand } from "./Cli/RestCommand.ts"
 import * as PlainText from "./Cli/PlainText.ts"
@@ -34,7 +35,7 @@ import { setupCommand } from "./Cli/SetupCommand.ts"
 /** The root command. @category commands */
 export const root = Command.make("weaviate-mcp").pipe(
   Command.withDescription("Work with Weaviate vector databases from AI clients (MCP) and the command line"),
-  Command.withSubcommands([serveCommand, tokensCommand, connectionsCommand, browseCommand, graphqlCommand, restCommand,
+  Command.withSubcommands([serveCommand, tokensCommand, connectionsCommand, browseCommand, tenantsCommand, graphqlCommand, restCommand,
     activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand])
 )
 

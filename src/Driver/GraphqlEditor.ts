@@ -140,6 +140,31 @@ const fieldsOf = (
   })
 }
 
+/** A collection a query reads: the root it is under and the tenant it names (`null`: not a string literal). @category models */
+export interface CollectionUse {
+  readonly root: string
+  readonly collection: string
+  readonly tenant: string | null | undefined
+}
+
+/**
+ * Every collection a query reads under each root field (`Get`, `Aggregate`, `Explore` …), fragments
+ * included, with the tenant each names.
+ *
+ * @category combinators
+ */
+export const collectionsUsed = (query: ValidQuery): ReadonlyArray<CollectionUse> =>
+  fieldsOf(query.operation.selectionSet, query.fragments).flatMap((root) =>
+    fieldsOf(root.selectionSet, query.fragments).map((field): CollectionUse => {
+      const argument = (field.arguments ?? []).find((a) => a.name.value === "tenant")
+      return {
+        root: root.name.value,
+        collection: field.name.value,
+        tenant: argument === undefined ? undefined : argument.value.kind === Kind.STRING ? argument.value.value : null
+      }
+    })
+  )
+
 /**
  * Maps the response of a query to the editor's display.
  *

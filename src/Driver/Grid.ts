@@ -144,15 +144,19 @@ const selectProperty = (p: Property, depth: number): string | undefined => {
 
 /**
  * The fields a grid page selects: every property and `_additional { id vector }`, or
- * `_additional { id vectors { <name> … } }` for named vectors.
+ * `_additional { id vectors { <name> … } }` for named vectors (or the `_additional` fields given).
  *
  * @category graphql
  */
-export const selection = (collection: Collection): string => {
+export const selection = (collection: Collection, additional?: string): string => {
   const names = collection.namedVectors.filter((name) => IDENTIFIER.test(name))
   return [
     ...collection.properties.map((p) => selectProperty(p, 0)).filter((s) => s !== undefined),
-    names.length === 0 ? "_additional { id vector }" : `_additional { id vectors { ${names.join(" ")} } }`
+    additional !== undefined
+      ? `_additional { ${additional} }`
+      : names.length === 0
+      ? "_additional { id vector }"
+      : `_additional { id vectors { ${names.join(" ")} } }`
   ].join(" ")
 }
 

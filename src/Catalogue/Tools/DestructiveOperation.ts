@@ -87,8 +87,14 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
           })
         }
         const connection = yield* open(env, input.connection_id, "write")
-        const { collection } = yield* env.driver.describe(connection, input.table)
-        const tenantQuery = input.tenant !== undefined ? `?tenant=${encodeURIComponent(input.tenant)}` : ""
+        // Dropping a collection drops every tenant; the row deletions are per tenant, checked first.
+        const { collection, tenant } = input.operation === "drop_table"
+          ? { collection: (yield* env.driver.describe(connection, input.table)).collection, tenant: undefined }
+          : yield* env.driver.resolveTenant(connection, input.table, input.tenant, "write")
+        if (input.operation === "drop_table" && collection.multiTenancy && Principal.allowedTenants(principal, connection.id, collection.name) !== undefined) {
+          return yield* new Forbidden({ message: `Forbidden: a tenant-scoped token cannot drop ${collection.name}, which holds every tenant's rows` })
+        }
+        const tenantQuery = tenant !== undefined ? `?tenant=${encodeURIComponent(tenant)}` : ""
         if (input.operation === "drop_table") {
           const path = `/v1/schema/${encodeURIComponent(collection.name)}`
           const approvedBy = yield* approve(env, connection, `DELETE ${path}`, { destructive: true })
@@ -115,7 +121,7 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
           const response = yield* http.requestOk({
             method: "DELETE",
             path: "/v1/batch/objects",
-            query: { tenant: input.tenant },
+            query: { tenant },
             body: { json: body }
           })
           const results = (response.json as { results?: { successful?: unknown; limit?: unknown } } | undefined)?.results

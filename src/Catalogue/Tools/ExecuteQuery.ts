@@ -23,6 +23,8 @@ import * as RestConsole from "../../Driver/RestConsole.ts"
 import { serverMessage } from "../../Driver/WeaviateHttp.ts"
 import { RequestContext } from "../../Mcp/Catalogue.ts"
 import * as Principal from "../../Auth/Principal.ts"
+import type { Connection } from "../../Schema/Connection.ts"
+import { Forbidden } from "../../Schema/McpErrors.ts"
 import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, intBetween, Row, Tenant } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
@@ -86,6 +88,34 @@ const cutBody = (json: unknown, max: number): { body: unknown; truncated: boolea
   }
   return undefined
 }
+
+/** Whether the principal's token is tenant-scoped on this connection. */
+const tenantScoped = (principal: Principal.Principal, connectionId: string) =>
+  principal._tag === "TokenPrincipal" && principal.tenants?.[connectionId] !== undefined
+
+/**
+ * A tenant-scoped token may read a multi-tenant collection only with one of its tenants named as a
+ * literal; cross-collection roots (`Explore`) are refused. Collections without tenants are unaffected.
+ */
+const checkTenantScope = (env: ToolEnv, connection: Connection, query: GraphqlEditor.ValidQuery) =>
+  Effect.gen(function*() {
+    const principal = yield* Principal.CurrentPrincipal
+    if (!tenantScoped(principal, connection.id)) return
+    const collections = yield* env.driver.listCollections(connection)
+    for (const use of GraphqlEditor.collectionsUsed(query)) {
+      if (use.root !== "Get" && use.root !== "Aggregate") {
+        return yield* new Forbidden({ message: `Forbidden: a tenant-scoped token cannot run ${use.root} queries` })
+      }
+      const collection = collections.find((c) => c.name === use.collection)
+      if (collection === undefined || !collection.multiTenancy) continue
+      const allowed = Principal.allowedTenants(principal, connection.id, collection.name) ?? []
+      if (typeof use.tenant !== "string" || !allowed.includes(use.tenant)) {
+        return yield* new Forbidden({
+          message: `Forbidden: this token may read ${collection.name} only with one of its tenants named (tenant: "…")`
+        })
+      }
+    }
+  })
 
 /** A GraphQL result as the tool's answer: grids cut to `maxRows`, anything else as JSON. */
 const graphqlResult = (result: GraphqlEditor.EditorResult, maxRows: number) =>
@@ -163,6 +193,7 @@ export const executeQuery = (env: ToolEnv) =>
           // Parsed once: the validated document is what is sent (printed again only with a tenant).
           const query = yield* GraphqlEditor.validate(input.query)
           const connection = yield* open(env, input.connection_id, "read")
+          yield* checkTenantScope(env, connection, input.tenant === undefined ? query : GraphqlEditor.withTenant(query, input.tenant))
           yield* context.progress(0.3, `running the GraphQL query on ${connection.name}`)
           const result = yield* bounded(env.driver.graphql(connection, query, { tenant: input.tenant }))
           yield* context.progress(1, "done")
@@ -182,6 +213,12 @@ export const executeQuery = (env: ToolEnv) =>
           yield* Principal.requireScopes(yield* Principal.CurrentPrincipal, ["tools:read", "tools:write"])
         }
         const connection = yield* open(env, input.connection_id, classification.isWrite ? "write" : "read")
+        if (tenantScoped(yield* Principal.CurrentPrincipal, connection.id)) {
+          return yield* new Forbidden({
+            message: "Forbidden: a tenant-scoped token cannot use the REST console on this connection (it reaches every " +
+              "tenant); use GraphQL or the row tools with tenant"
+          })
+        }
         const approvedBy = classification.isWrite ? yield* approve(env, connection, RestConsole.format(request)) : undefined
         yield* context.progress(0.3, `sending ${request.method} ${request.path} to ${connection.name}`)
         const response = yield* bounded(env.driver.rest(connection, request))

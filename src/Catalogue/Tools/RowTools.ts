@@ -108,7 +108,8 @@ export const getRow = (env: ToolEnv) =>
   ToolDefinition.make({
     name: "get_row",
     title: "Get a row",
-    description: "Reads one object of a collection by uuid, with every property; include_vector adds its vector.",
+    description: "Reads one object of a collection by uuid, with every property; include_vector adds its vector (every " +
+      "named vector, as vector:<name>). Multi-tenant collections need tenant.",
     input: Schema.Struct({
       connection_id: ConnectionId,
       table: Table,
@@ -124,7 +125,8 @@ export const getRow = (env: ToolEnv) =>
         const includeVector = input.include_vector === true
         const found = yield* env.driver.getRow(connection, input.table, input.uuid, { includeVector, tenant: input.tenant })
         if (Option.isNone(found)) return yield* ToolError.fail("not_found", `${input.table} has no row with uuid ${input.uuid}`)
-        const row = includeVector ? found.value : Object.fromEntries(Object.entries(found.value).filter(([k]) => k !== "vector"))
+        // Every vector column: `vector`, or `vector:<name>` for each named vector.
+        const row = includeVector ? found.value : Object.fromEntries(Object.entries(found.value).filter(([k]) => k !== "vector" && !k.startsWith("vector:")))
         const text = Object.entries(row).map(([k, v]) => `${k}: ${TextTable.cell(v, k)}`).join("\n")
         return ToolDefinition.ok({ table: input.table, row }, text)
       })

@@ -84,7 +84,18 @@ const TableDescription = Schema.Struct({
   description: Schema.optional(Schema.String),
   vectorizer: Schema.String,
   namedVectors: Schema.Array(Schema.String),
+  vectors: Schema.Array(Schema.Struct({
+    name: Schema.String.annotations({ description: "The named vector; \"\" for the collection's single (legacy) vector." }),
+    vectorizer: Schema.String,
+    indexType: Schema.String,
+    distance: Schema.NullOr(Schema.String)
+  })),
   multiTenancy: Schema.Boolean,
+  tenancy: Schema.optional(Schema.Struct({
+    autoTenantCreation: Schema.Boolean,
+    autoTenantActivation: Schema.Boolean,
+    tenantCount: Schema.Number
+  })),
   tenants: Schema.optional(Schema.Array(Schema.String)),
   indexes: Schema.Struct({ nullState: Schema.Boolean, propertyLength: Schema.Boolean, timestamps: Schema.Boolean }),
   columns: Schema.Array(ColumnDescription),
@@ -101,7 +112,7 @@ export const describeTable = (env: ToolEnv) =>
     title: "Describe a table",
     description: "Describes one collection before you filter, search or write it: every column (uuid, properties with " +
       "their data types, vector), the filter operators each column accepts, index flags, the vectorizer (near_text needs " +
-      "one), multi-tenancy with its tenants, and cross-references to other collections.",
+      "one), every vector (named vectors with their vectorizer, index type and distance), multi-tenancy with its settings and tenants, and cross-references to other collections.",
     input: Schema.Struct({ connection_id: ConnectionId, table: Table }),
     output: TableDescription,
     annotations: READ,
@@ -110,7 +121,7 @@ export const describeTable = (env: ToolEnv) =>
         const connection = yield* open(env, input.connection_id, "read")
         const description = yield* env.driver.describe(connection, input.table)
         const c: Collection = description.collection
-        const tenants = c.multiTenancy ? yield* tenantsOf(env, connection.id, c.name) : undefined
+        const tenants = c.multiTenancy ? (yield* env.driver.tenants(connection, c.name)).tenants.map((t) => t.name) : undefined
         const columns = description.columns.map((column) => {
           const p = column.property
           return {
@@ -137,16 +148,29 @@ export const describeTable = (env: ToolEnv) =>
           ...(c.description !== undefined ? { description: c.description } : {}),
           vectorizer: c.vectorizer ?? "none",
           namedVectors: c.namedVectors,
+          vectors: c.vectors.map((v) => ({ name: v.name, vectorizer: v.vectorizer, indexType: v.indexType, distance: v.distance ?? null })),
           multiTenancy: c.multiTenancy,
-          ...(tenants !== undefined ? { tenants } : {}),
+          ...(tenants !== undefined
+            ? {
+              tenancy: {
+                autoTenantCreation: c.tenancy.autoTenantCreation,
+                autoTenantActivation: c.tenancy.autoTenantActivation,
+                tenantCount: tenants.length
+              },
+              tenants: tenants.slice(0, MAX_TENANTS_LISTED)
+            }
+            : {}),
           indexes: { nullState: c.indexNullState, propertyLength: c.indexPropertyLength, timestamps: c.indexTimestamps },
           columns,
           crossReferences
         }
         const text = [
           `${c.name}${c.description !== undefined ? ` — ${c.description}` : ""}`,
-          `vectorizer: ${result.vectorizer}; multi-tenancy: ${c.multiTenancy ? `on (tenants: ${(tenants ?? []).join(", ") || "none"})` : "off"}; ` +
+          `vectorizer: ${result.vectorizer}; multi-tenancy: ${tenancyText(c, tenants)}; ` +
           `indexNullState: ${c.indexNullState}; indexPropertyLength: ${c.indexPropertyLength}; indexTimestamps: ${c.indexTimestamps}`,
+          `vectors: ${
+            c.vectors.map((v) => `${v.name === "" ? "vector" : `vector:${v.name}`} (${v.vectorizer}, ${v.indexType}${v.distance === undefined ? "" : `, ${v.distance}`})`).join("; ")
+          }`,
           // One line per column, uncut: the operator list is what a filter is written from.
           ...columns.map((col) =>
             `- ${col.name} (${col.dataType}${col.readOnly ? ", read-only" : ""}): ${
@@ -161,15 +185,16 @@ export const describeTable = (env: ToolEnv) =>
       })
   })
 
-const tenantsOf = (env: ToolEnv, connectionId: string, table: string) =>
-  Effect.gen(function*() {
-    const http = yield* env.driver.http(connectionId)
-    const response = yield* http.requestOk({ method: "GET", path: `/v1/schema/${encodeURIComponent(table)}/tenants` })
-    const list = Array.isArray(response.json) ? response.json : []
-    return list
-      .map((t) => (typeof t === "object" && t !== null ? (t as { name?: unknown }).name : undefined))
-      .filter((name): name is string => typeof name === "string")
-  })
+/** Tenant names describe_table lists; list_tenants pages through all of them. */
+const MAX_TENANTS_LISTED = 100
+
+const tenancyText = (c: Collection, tenants: ReadonlyArray<string> | undefined) => {
+  if (!c.multiTenancy || tenants === undefined) return "off"
+  const shown = tenants.slice(0, 20)
+  const names = tenants.length === 0 ? "none" : `${shown.join(", ")}${tenants.length > shown.length ? ` … (${tenants.length} in all, list_tenants pages them)` : ""}`
+  return `on (${tenants.length} tenants: ${names}; automatic creation ${c.tenancy.autoTenantCreation ? "on" : "off"}, ` +
+    `automatic activation ${c.tenancy.autoTenantActivation ? "on" : "off"})`
+}
 
 /**
  * A name pattern: case-insensitive, `*` and `?` wildcards; without wildcards it matches anywhere in

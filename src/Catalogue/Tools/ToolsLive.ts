@@ -17,6 +17,7 @@ import * as DestructiveOperation from "./DestructiveOperation.ts"
 import * as ExecuteQuery from "./ExecuteQuery.ts"
 import * as RowTools from "./RowTools.ts"
 import * as SchemaTools from "./SchemaTools.ts"
+import * as TenantTools from "./TenantTools.ts"
 import * as VectorSearch from "./VectorSearch.ts"
 import * as WriteTools from "./WriteTools.ts"
 
@@ -30,6 +31,7 @@ export const all = (env: ToolEnv): ReadonlyArray<Tool> => [
   ConnectionTools.getConnectionStatus(env),
   SchemaTools.listTables(env),
   SchemaTools.describeTable(env),
+  TenantTools.listTenants(env),
   SchemaTools.searchSchema(env),
   RowTools.browseTable(env),
   RowTools.countRows(env),

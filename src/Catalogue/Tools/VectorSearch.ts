@@ -13,6 +13,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import type { Collection } from "../../Driver/CollectionSchema.ts"
 import * as FilterBuilder from "../../Driver/FilterBuilder.ts"
 import * as Grid from "../../Driver/Grid.ts"
 import { type ToolEnv, open } from "./ConnectionGate.ts"
@@ -23,6 +24,8 @@ import * as ToolError from "./ToolError.ts"
 
 const Mode = Schema.Literal("near_text", "near_vector", "hybrid", "bm25")
 type Mode = typeof Mode.Type
+
+const Combination = Schema.Literal("sum", "minimum", "average", "relativeScore", "manualWeights")
 
 const Input = Schema.Struct({
   connection_id: ConnectionId,
@@ -45,6 +48,16 @@ const Input = Schema.Struct({
   properties: Schema.optional(Schema.Array(Schema.String).annotations({
     description: "bm25 and hybrid: search only these properties (e.g. [\"title\", \"body\"]; \"title^2\" boosts)."
   })),
+  target_vectors: Schema.optional(Schema.NonEmptyArray(Schema.String.pipe(Schema.minLength(1))).annotations({
+    description: "near_text, near_vector, hybrid: the named vector(s) to search (describe_table lists them); required " +
+      "when the collection has several. near_vector compares the query vector with these."
+  })),
+  combination: Schema.optional(Combination.annotations({
+    description: "With several target_vectors: how their distances combine (Weaviate's combinationMethod; default minimum)."
+  })),
+  weights: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Number.pipe(Schema.finite()) }).annotations({
+    description: "manualWeights and relativeScore: the weight of each target vector, by name."
+  })),
   tenant: Schema.optional(Tenant)
 })
 
@@ -60,19 +73,61 @@ const needs = (mode: Mode, input: typeof Input.Type): string | undefined =>
     ? "alpha applies to hybrid only"
     : undefined
 
+/**
+ * What is wrong with the target vectors for this collection, if anything: names it does not have,
+ * several named vectors and none chosen, a combination or weights that do not apply.
+ */
+const targetProblem = (input: typeof Input.Type, collection: Collection): string | undefined => {
+  const targets: ReadonlyArray<string> = input.target_vectors ?? []
+  const named = collection.namedVectors
+  if (input.mode === "bm25" && targets.length > 0) return "target_vectors apply to near_text, near_vector and hybrid, not bm25"
+  const unknown = targets.filter((t) => !named.includes(t))
+  if (unknown.length > 0) {
+    return named.length === 0
+      ? `${collection.name} has no named vectors; leave target_vectors out`
+      : `${collection.name} has no named vector ${unknown.join(", ")} (it has ${named.join(", ")})`
+  }
+  if (input.mode !== "bm25" && targets.length === 0 && named.length > 1) {
+    return `${collection.name} has several named vectors (${named.join(", ")}); pass target_vectors`
+  }
+  if (input.combination !== undefined && targets.length < 2) return "combination applies to two or more target_vectors"
+  if (input.weights !== undefined && input.combination !== "manualWeights" && input.combination !== "relativeScore") {
+    return "weights apply to the combinations manualWeights and relativeScore"
+  }
+  if (input.weights !== undefined && Object.keys(input.weights).some((k) => !targets.includes(k))) {
+    return "weights name only the target_vectors"
+  }
+  if (input.combination === "manualWeights" && targets.some((t) => input.weights?.[t] === undefined)) {
+    return "manualWeights needs a weight for every target vector"
+  }
+  return undefined
+}
+
+/** The target vectors of a search: `targetVectors`, or `targets` with the combination and weights. */
+const targetsArgument = (input: typeof Input.Type): string => {
+  const targets: ReadonlyArray<string> = input.target_vectors ?? []
+  if (targets.length === 0) return ""
+  if (input.combination === undefined && input.weights === undefined) return `, targetVectors: ${list(targets)}`
+  const weights = input.weights === undefined
+    ? ""
+    : `, weights: {${Object.entries(input.weights).map(([k, w]) => `${k}: ${w}`).join(", ")}}`
+  return `, targets: {targetVectors: ${list(targets)}${input.combination === undefined ? "" : `, combinationMethod: ${input.combination}`}${weights}}`
+}
+
 /** The search argument of `Get`. @category graphql */
 export const searchArgument = (input: typeof Input.Type): string => {
   const query = FilterBuilder.graphqlString(input.query ?? "")
   const properties = input.properties !== undefined && input.properties.length > 0 ? `, properties: ${list(input.properties)}` : ""
+  const targets = targetsArgument(input)
   switch (input.mode) {
     case "near_text":
-      return `nearText: {concepts: [${query}]}`
+      return `nearText: {concepts: [${query}]${targets}}`
     case "near_vector":
-      return `nearVector: {vector: ${list(input.vector ?? [])}}`
+      return `nearVector: {vector: ${list(input.vector ?? [])}${targets}}`
     case "hybrid":
       return `hybrid: {query: ${query}${input.alpha !== undefined ? `, alpha: ${input.alpha}` : ""}${
         input.vector !== undefined ? `, vector: ${list(input.vector)}` : ""
-      }${properties}}`
+      }${properties}${targets}}`
     case "bm25":
       return `bm25: {query: ${query}${properties}}`
   }
@@ -85,7 +140,8 @@ export const vectorSearch = (env: ToolEnv) =>
     title: "Vector search",
     description: "Searches a collection by meaning or keywords: near_text (text, needs a vectorizer — describe_table " +
       "shows it), near_vector (a vector), hybrid (text + vector, weighted by alpha) or bm25 (keywords). Optional filters " +
-      "narrow the candidates. Results come best first with their distance (near_*) or score (hybrid, bm25).",
+      "narrow the candidates. With named vectors, target_vectors chooses which (several combine by combination). " +
+      "Multi-tenant collections need tenant. Results come best first with their distance (near_*) or score (hybrid, bm25).",
     input: Input,
     output: Schema.Struct({
       table: Schema.String,
@@ -101,15 +157,17 @@ export const vectorSearch = (env: ToolEnv) =>
         const missing = needs(input.mode, input)
         if (missing !== undefined) return yield* ToolError.fail("invalid_argument", missing)
         const connection = yield* open(env, input.connection_id, "read")
-        const { collection } = yield* env.driver.describe(connection, input.table)
+        const { collection, tenant } = yield* env.driver.resolveTenant(connection, input.table, input.tenant, "read")
+        const problem = targetProblem(input, collection)
+        if (problem !== undefined) return yield* ToolError.fail("invalid_argument", problem)
         const where = yield* FilterBuilder.buildWhere(collection, toDriverFilters(input.filters))
         const measure = input.mode === "near_text" || input.mode === "near_vector" ? "distance" : "score"
-        const selection = Grid.selection(collection).replace(/_additional \{ id vector \}$/, `_additional { id ${measure} }`)
+        const selection = Grid.selection(collection, `id ${measure}`)
         const args = [
           searchArgument(input),
           ...(where !== undefined ? [`where: ${FilterBuilder.printWhere(where)}`] : []),
           `limit: ${input.limit ?? 10}`,
-          ...(input.tenant !== undefined ? [`tenant: ${FilterBuilder.graphqlString(input.tenant)}`] : [])
+          ...(tenant !== undefined ? [`tenant: ${FilterBuilder.graphqlString(tenant)}`] : [])
         ]
         const query = `{ Get { ${collection.name}(${args.join(", ")}) { ${selection} } } }`
         const result = yield* env.driver.graphql(connection, query)
