@@ -26,10 +26,9 @@ import type {
   FilterRefused,
   RequestError,
   StatementRefused,
-  TenantForbidden,
-  TenantRefused
+  TenantForbidden
 } from "./DriverError.ts"
-import { UnexpectedResponse } from "./DriverError.ts"
+import { TenantRefused, UnexpectedResponse } from "./DriverError.ts"
 import * as FilterBuilder from "./FilterBuilder.ts"
 import * as GraphqlEditor from "./GraphqlEditor.ts"
 import * as Grid from "./Grid.ts"
@@ -352,7 +351,7 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
           Effect.flatMap(CollectionSchema.get(h, table), (collection) =>
             collection.multiTenancy
               ? Effect.map(Tenants.visible(h, connection.id, collection), (tenants) => ({ collection, tenants }))
-              : Effect.flatMap(Tenants.check(h, connection.id, collection, "", "read"), () => Effect.succeed({ collection, tenants: [] })))),
+              : Effect.fail<RequestError | TenantError>(new TenantRefused({ collection: collection.name, reason: "not_multi_tenant" })))),
       resolveTenant: (name, table, tenant, purpose) =>
         withTenant(name, table, tenant, purpose, (_, collection, checked) => Effect.succeed({ collection, tenant: checked })),
       sendRowEdit: (name, request) => withHttp(name, (h) => RowEdits.send(h, request)),

@@ -134,7 +134,9 @@ export class TenantRefused extends Schema.TaggedError<TenantRefused>()("TenantRe
         return `${this.collection} is multi-tenant; pass tenant (tenants: ${list})`
       }
       case "not_multi_tenant":
-        return `${this.collection} is not multi-tenant; leave tenant out`
+        return this.tenant === undefined
+          ? `${this.collection} is not multi-tenant: it has no tenants`
+          : `${this.collection} is not multi-tenant; leave tenant out`
       case "not_found":
         return `${this.collection} has no tenant ${JSON.stringify(this.tenant ?? "")} (list_tenants shows them)`
       case "not_active":

@@ -115,6 +115,37 @@ describe("weaviate-mcp tokens", () => {
       assert.deepStrictEqual(entry!.connections, [saved.id, "ghost"])
     }))
 
+  it.scopedLive("create --tenants restricts the token to those tenants (connection names stored as ids); list shows the restriction", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const saved = yield* Effect.flatMap(ConnectionStore, (connections) => connections.add({ name: "c1", host: "127.0.0.1", port: 8080 })).pipe(
+        Effect.provide(ConnectionStore.layer.pipe(Layer.provide(homeLayer(dir))))
+      )
+      const created = yield* cli(
+        "create", "--home", dir, "--name", "acme-agent", "--access", "readWrite",
+        "--connections", "c1", "--tenants", "c1:Article:acme,c1:Article:globex,c1:Invoice:acme"
+      )
+      assert.strictEqual(created.code, 0, created.stderr)
+      assert.include(created.stdout, `Tenants: ${saved.id}/Article=acme+globex; ${saved.id}/Invoice=acme`)
+      const [entry] = JSON.parse((yield* cli("list", "--home", dir, "--json")).stdout) as Array<Record<string, unknown>>
+      assert.deepStrictEqual(entry!.tenants, { [saved.id]: { Article: ["acme", "globex"], Invoice: ["acme"] } })
+      const table = yield* cli("list", "--home", dir)
+      assert.include(table.stdout, `${saved.id}/Article=acme+globex; ${saved.id}/Invoice=acme`)
+      const [info] = yield* Effect.flatMap(store(dir), (s) => s.list)
+      assert.deepStrictEqual(Option.getOrNull(info!.tenants), { [saved.id]: { Article: ["acme", "globex"], Invoice: ["acme"] } })
+    }))
+
+  it.scopedLive("--tenants must be CONNECTION:COLLECTION:TENANT entries on the token's connections (exit 2)", () =>
+    Effect.gen(function*() {
+      const dir = yield* tempDir
+      const bad = yield* cli("create", "--home", dir, "--name", "x", "--access", "readOnly", "--tenants", "c1:Article")
+      assert.strictEqual(bad.code, 2)
+      assert.strictEqual(bad.stderr, '--tenants entry "c1:Article" is not CONNECTION:COLLECTION:TENANT')
+      const outside = yield* cli("create", "--home", dir, "--name", "x", "--access", "readOnly", "--connections", "a", "--tenants", "b:Article:acme")
+      assert.strictEqual(outside.code, 2)
+      assert.include(outside.stderr, "--tenants names a connection outside --connections: b")
+    }))
+
   it.scopedLive("revoke ID revokes (exit 0); an unknown id fails with exit 1 and one line on stderr", () =>
     Effect.gen(function*() {
       const dir = yield* tempDir

@@ -106,6 +106,7 @@ let principals = 0
 export const token = (options: {
   readonly access?: "readOnly" | "readWrite" | "fullAccess"
   readonly connections?: ReadonlyArray<string>
+  readonly tenants?: Readonly<Record<string, Readonly<Record<string, ReadonlyArray<string>>>>>
 } = {}): Principal => {
   const access = options.access ?? "readWrite"
   principals += 1
@@ -116,7 +117,8 @@ export const token = (options: {
     scopes: defaultScopes[access],
     connections: options.connections === undefined ? Option.none() : Option.some(options.connections),
     expiresAt: Option.none(),
-    source: "store"
+    source: "store",
+    ...(options.tenants === undefined ? {} : { tenants: options.tenants })
   })
 }
 
