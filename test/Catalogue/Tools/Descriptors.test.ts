@@ -17,12 +17,13 @@ const byName = Object.fromEntries(tools.map((t) => [t.descriptor.name, t]))
 const WRITE_TOOLS = ["insert_rows", "update_rows", "delete_rows", "confirm_destructive_operation"]
 
 describe("the catalogue", () => {
-  it("has exactly the tools of the contract's table", () => {
+  it("has exactly the tools of the contract's table, and list_tenants", () => {
     expect(tools.map((t) => t.descriptor.name)).toEqual([
       "list_connections",
       "get_connection_status",
       "list_tables",
       "describe_table",
+      "list_tenants",
       "search_schema",
       "browse_table",
       "count_rows",
