@@ -31,6 +31,7 @@ import type * as NodeNet from "node:net"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as Daemon from "../src/Daemon/Daemon.ts"
+import * as Logging from "../src/Daemon/Logging.ts"
 import { Home } from "../src/Base/Home.ts"
 import * as Settings from "../src/Daemon/Settings.ts"
 import { BoundAddress } from "../src/Mcp/HttpTransport.ts"
@@ -64,7 +65,11 @@ const daemon = (auth: "tokens" | "off") => {
       onDefaultToken: (created) => Effect.sync(() => (bearer = created.token))
     })
   })).pipe(Layer.provide(Layer.effect(Home, Home.make(home))))
-  const runtime = ManagedRuntime.make(layer)
+  // The operational log as `serve` writes it (logfmt, info, every line redacted), to a file in the
+  // home instead of the terminal: one write per line, as to a journal or a redirected stderr.
+  const logFd = NodeFs.openSync(NodePath.join(home, "serve.log"), "a", 0o600)
+  const logging = Logging.layer({ format: "text", level: "info", sink: { write: (line) => void NodeFs.writeSync(logFd, `${line}\n`) } })
+  const runtime = ManagedRuntime.make(Layer.provide(layer, logging))
   return {
     runtime,
     target: async (name: string): Promise<Wrk.Target> => {

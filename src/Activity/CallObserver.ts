@@ -5,7 +5,12 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as HashMap from "effect/HashMap"
+import * as List from "effect/List"
+import * as LogLevel from "effect/LogLevel"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
@@ -141,11 +146,25 @@ const logLineOf = (call: Line.Call): LogLine => ({
 const makeLogLines = Effect.gen(function*() {
   let pending: Array<LogLine> = []
   const wake = yield* Queue.sliding<void>(1)
-  const write = Effect.suspend(() => {
+  // The loggers are called directly, as `Effect.log` would call them, but once per batch rather
+  // than through one log effect per line: on a busy daemon this is most of the cost of the line.
+  const write = Effect.withFiberRuntime<void>((fiber) => {
     const lines = pending
     pending = []
-    return Effect.forEach(lines, (line) =>
-      (line.warn ? Effect.logWarning(line.message) : Effect.logInfo(line.message)).pipe(Effect.annotateLogs(line.annotations)), { discard: true })
+    if (lines.length === 0) return Effect.void
+    const minimum = fiber.getFiberRef(FiberRef.currentMinimumLogLevel)
+    const loggers = fiber.getFiberRef(FiberRef.currentLoggers)
+    const context = fiber.getFiberRefs()
+    const date = new Date()
+    for (const line of lines) {
+      const logLevel = line.warn ? LogLevel.Warning : LogLevel.Info
+      if (LogLevel.greaterThan(minimum, logLevel)) continue
+      const annotations = HashMap.fromIterable(Object.entries(line.annotations))
+      for (const logger of loggers) {
+        logger.log({ fiberId: fiber.id(), logLevel, message: line.message, cause: Cause.empty, context, spans: List.empty(), annotations, date })
+      }
+    }
+    return Effect.void
   })
   yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(wake), write)))
   yield* Effect.addFinalizer(() => write)

@@ -15,6 +15,7 @@ import * as PubSub from "effect/PubSub"
 import * as Schedule from "effect/Schedule"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as NodeFs from "node:fs"
 import * as Stream from "effect/Stream"
 import * as NodeCrypto from "node:crypto"
 import { Home } from "../Base/Home.ts"
@@ -83,13 +84,31 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
           .join("; ")
       })
 
-    const list = Effect.flatMap(readJsonIfExists(path), (json) =>
+    const read = Effect.flatMap(readJsonIfExists(path), (json) =>
       json === undefined
         ? Effect.succeed<ReadonlyArray<Connection>>([])
         : decodeFile(json).pipe(
           Effect.map((file) => file.connections),
           Effect.mapError((e) => new SecretFileError({ path, operation: "read", reason: e.message }))
         ))
+
+    // Every tool call names a connection: the file is read and decoded again only when a stat says
+    // it changed (an atomic rewrite changes its inode; an edit in place its size or times), so a
+    // change by any process is still seen on the next call.
+    let cached: { readonly signature: string; readonly connections: ReadonlyArray<Connection> } | undefined
+    const signature = () => {
+      try {
+        const stat = NodeFs.statSync(path, { bigint: true })
+        return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
+      } catch {
+        return "missing"
+      }
+    }
+    const list = Effect.suspend(() => {
+      const current = signature()
+      if (cached !== undefined && cached.signature === current) return Effect.succeed(cached.connections)
+      return Effect.tap(read, (connections) => Effect.sync(() => void (cached = { signature: current, connections })))
+    })
 
     const save = (connections: ReadonlyArray<Connection>) =>
       encodeFile({ version: 1, connections }).pipe(

@@ -196,12 +196,18 @@ interface Session {
 
 const encodeConnection = Schema.encodeSync(Connection)
 
-/** Settings that make a session: any change rebuilds it. */
-const fingerprintOf = (connection: Connection) =>
-  JSON.stringify([
-    encodeConnection(connection),
-    connection.apiKeyEnv === undefined ? undefined : process.env[connection.apiKeyEnv]
-  ])
+const encodedSettings = new WeakMap<Connection, string>()
+
+/** Settings that make a session: any change rebuilds it. A connection's encoding is kept per object. */
+const fingerprintOf = (connection: Connection) => {
+  let encoded = encodedSettings.get(connection)
+  if (encoded === undefined) {
+    encoded = JSON.stringify(encodeConnection(connection))
+    encodedSettings.set(connection, encoded)
+  }
+  // The variable is read on every call: a changed environment variable rebuilds the session too.
+  return connection.apiKeyEnv === undefined ? encoded : `${encoded}\n${process.env[connection.apiKeyEnv] ?? ""}`
+}
 
 /**
  * The live sessions, one per connection id: reused while the connection's settings are unchanged,
