@@ -72,7 +72,8 @@ export interface ApprovalInput {
 export type Outcome = Data.TaggedEnum<{
   /** Run the write now; `approvedBy` names the mechanism whose "yes" let it run. */
   Execute: { readonly approvedBy: ApprovedBy }
-  InputRequired: { readonly payload: ApprovalPayload.InputRequiredResult }
+  /** The one `InputRequired` model (`Schema/InputRequired`): its fields, under its tag. */
+  InputRequired: Omit<ApprovalPayload.ApprovalInput, "_tag">
   Denied: { readonly reason: string }
   UserCancelled: { readonly reason: string }
 }>
@@ -243,14 +244,12 @@ export class ApprovalFlow extends Context.Tag("weaviate-mcp/Approval/ApprovalFlo
           InvalidState: ({ reason }) => Effect.fail(new RequestStateError({ reason }).toInvalidParams()),
           AskForm: () =>
             Effect.map(requestState.issue(binding), (token) =>
-              Outcome.InputRequired({
-                payload: ApprovalPayload.inputRequired({
-                  message: formMessage(input),
-                  title: input.destructive ? "Approve this destructive operation" : "Approve this write",
-                  statement: input.statement,
-                  requestState: token
-                })
-              })),
+              ApprovalPayload.inputRequired({
+                message: formMessage(input),
+                title: input.destructive ? "Approve this destructive operation" : "Approve this write",
+                statement: input.statement,
+                requestState: token
+              }) as Outcome),
           AskDialog: ({ second }) =>
             Effect.map(
               dialog.confirm(dialogRequest(input, second)).pipe(

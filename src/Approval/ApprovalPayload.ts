@@ -6,6 +6,7 @@
  */
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
+import type { InputRequired } from "../Schema/InputRequired.ts"
 
 // ===== Constants =====
 
@@ -33,12 +34,8 @@ export interface ApproveStatementRequest {
   }
 }
 
-/** The `input_required` result of an approval (without `_meta`, which the protocol layer adds). @category models */
-export interface InputRequiredResult {
-  readonly resultType: "input_required"
-  readonly inputRequests: { readonly [APPROVE_STATEMENT]: ApproveStatementRequest }
-  readonly requestState: string
-}
+/** The input an approval requires: one form, `approve_statement`. @category models */
+export type ApprovalInput = InputRequired<{ readonly [APPROVE_STATEMENT]: ApproveStatementRequest }>
 
 /** What the client answered. `missing`: no answer to our question was sent. @category models */
 export type Answer = "approved" | "denied" | "missing"
@@ -103,8 +100,8 @@ export const inputRequired = (options: {
   readonly title: string
   readonly statement: string
   readonly requestState: string
-}): InputRequiredResult => ({
-  resultType: "input_required",
+}): ApprovalInput => ({
+  _tag: "InputRequired",
   inputRequests: {
     [APPROVE_STATEMENT]: {
       method: "elicitation/create",

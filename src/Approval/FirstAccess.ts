@@ -51,7 +51,8 @@ export interface FirstAccessInput {
 /** @category models */
 export type FirstAccessOutcome = Data.TaggedEnum<{
   Granted: {}
-  InputRequired: { readonly payload: ApprovalPayload.InputRequiredResult }
+  /** The one `InputRequired` model (`Schema/InputRequired`): its fields, under its tag. */
+  InputRequired: Omit<ApprovalPayload.ApprovalInput, "_tag">
 }>
 
 /** @category constructors */
@@ -134,13 +135,11 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
         }
         if (input.client.elicitation) {
           const token = yield* requestState.issue(binding)
-          return FirstAccessOutcome.InputRequired({
-            payload: ApprovalPayload.inputRequired({
-              message: `Allow the token "${input.principal.name}" to use the connection "${input.connection.name}" for the first time?`,
-              title: "Allow access to this connection",
-              statement: accessStatement(input),
-              requestState: token
-            })
+          return ApprovalPayload.inputRequired({
+            message: `Allow the token "${input.principal.name}" to use the connection "${input.connection.name}" for the first time?`,
+            title: "Allow access to this connection",
+            statement: accessStatement(input),
+            requestState: token
           })
         }
         if (!dialog.interactive) {

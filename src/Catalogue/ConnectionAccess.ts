@@ -19,7 +19,7 @@ import { ConnectionStore } from "../Driver/ConnectionStore.ts"
 import * as Redaction from "../Base/Redaction.ts"
 import type { Connection } from "../Schema/Connection.ts"
 import { Forbidden, InternalError, InvalidParams, type McpError, RequestTimeout } from "../Schema/McpErrors.ts"
-import { complete, inputRequired, type Outcome, RequestContext } from "../Mcp/Catalogue.ts"
+import { complete, type Outcome, RequestContext } from "../Mcp/Catalogue.ts"
 import { allowedTenants, canSeeConnection, CurrentPrincipal, requireConnection, toFirstAccessPrincipal } from "../Auth/Principal.ts"
 import { TenantScope } from "../Driver/Tenants.ts"
 
@@ -151,9 +151,7 @@ export const make: Effect.Effect<ConnectionAccess, never, ConnectionStore | Firs
 
   const firstAccess = Effect.fn("ConnectionAccess.firstAccess")(function*(connection: Connection, params: unknown) {
     const outcome = yield* checkFirstAccess(gate, connection, params)
-    return outcome._tag === "Granted"
-      ? complete<void>(undefined)
-      : inputRequired(outcome.payload.inputRequests, outcome.payload.requestState)
+    return outcome._tag === "Granted" ? complete<void>(undefined) : outcome
   })
 
   return { visible, readable, firstAccess }

@@ -51,6 +51,28 @@ export type StoreError = SecretFileError | ConnectionInvalid
 export type ConnectionPatch = { readonly [K in keyof typeof ConnectionInput.Encoded]?: (typeof ConnectionInput.Encoded)[K] | undefined }
 
 /**
+ * `read` of a file, kept until a stat says the file changed. Every tool call names a connection, so
+ * the file is read and decoded again only when it changed (an atomic rewrite changes its inode; an
+ * edit in place its size or times): a change by any process is still seen on the next call.
+ */
+const cachedByStat = <A, E>(path: string, read: Effect.Effect<A, E>): Effect.Effect<A, E> => {
+  let cached: { readonly signature: string; readonly value: A } | undefined
+  const signature = () => {
+    try {
+      const stat = NodeFs.statSync(path, { bigint: true })
+      return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
+    } catch {
+      return "missing"
+    }
+  }
+  return Effect.suspend(() => {
+    const current = signature()
+    if (cached !== undefined && cached.signature === current) return Effect.succeed(cached.value)
+    return Effect.tap(read, (value) => Effect.sync(() => void (cached = { signature: current, value })))
+  })
+}
+
+/**
  * @category services
  */
 export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")<ConnectionStore, {
@@ -92,23 +114,7 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
           Effect.mapError((e) => new SecretFileError({ path, operation: "read", reason: e.message }))
         ))
 
-    // Every tool call names a connection: the file is read and decoded again only when a stat says
-    // it changed (an atomic rewrite changes its inode; an edit in place its size or times), so a
-    // change by any process is still seen on the next call.
-    let cached: { readonly signature: string; readonly connections: ReadonlyArray<Connection> } | undefined
-    const signature = () => {
-      try {
-        const stat = NodeFs.statSync(path, { bigint: true })
-        return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
-      } catch {
-        return "missing"
-      }
-    }
-    const list = Effect.suspend(() => {
-      const current = signature()
-      if (cached !== undefined && cached.signature === current) return Effect.succeed(cached.connections)
-      return Effect.tap(read, (connections) => Effect.sync(() => void (cached = { signature: current, connections })))
-    })
+    const list = cachedByStat(path, read)
 
     const save = (connections: ReadonlyArray<Connection>) =>
       encodeFile({ version: 1, connections }).pipe(

@@ -15,6 +15,7 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import type * as EffectScope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as InputRequired from "../Schema/InputRequired.ts"
 import { InvalidParams, type McpError } from "../Schema/McpErrors.ts"
 import type { Scope } from "../Schema/Policy.ts"
 import type { CurrentPrincipal } from "../Auth/Principal.ts"
@@ -71,21 +72,14 @@ export type HandlerContext = RequestContext | CurrentPrincipal
  */
 export type Outcome<A> =
   | { readonly _tag: "Complete"; readonly value: A }
-  | {
-    readonly _tag: "InputRequired"
-    readonly inputRequests: Readonly<Record<string, unknown>>
-    readonly requestState: string
-  }
+  | InputRequired.InputRequired
 
 /** @category constructors */
 export const complete = <A>(value: A): Outcome<A> => ({ _tag: "Complete", value })
 
 /** @category constructors */
-export const inputRequired = (inputRequests: Readonly<Record<string, unknown>>, requestState: string): Outcome<never> => ({
-  _tag: "InputRequired",
-  inputRequests,
-  requestState
-})
+export const inputRequired = (inputRequests: Readonly<Record<string, unknown>>, requestState: string): Outcome<never> =>
+  InputRequired.make(inputRequests, requestState)
 
 // ===== Tools =====
 

@@ -15,6 +15,7 @@ import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { InvalidParams, type McpError } from "../Schema/McpErrors.ts"
+import type { InputRequired } from "../Schema/InputRequired.ts"
 import * as McpWire from "../Schema/McpWire.ts"
 import type { Scope } from "../Schema/Policy.ts"
 import * as CacheHints from "./CacheHints.ts"
@@ -39,11 +40,7 @@ export type Reply =
     /** The JSON text (UTF-8) of some payload members, already known: the endpoint splices it in. */
     readonly serialized?: Readonly<Record<string, Uint8Array>>
   }
-  | {
-    readonly _tag: "InputRequired"
-    readonly inputRequests: Readonly<Record<string, unknown>>
-    readonly requestState: string
-  }
+  | InputRequired
 
 /** A call ready to run. @category models */
 export interface Prepared {
@@ -100,9 +97,7 @@ const sanitized = (value: object): Readonly<Record<string, unknown>> => {
 }
 
 const fromOutcome = <A>(outcome: Catalogue.Outcome<A>, toPayload: (value: A) => Reply): Reply =>
-  outcome._tag === "Complete"
-    ? toPayload(outcome.value)
-    : { _tag: "InputRequired", inputRequests: outcome.inputRequests, requestState: outcome.requestState }
+  outcome._tag === "Complete" ? toPayload(outcome.value) : outcome
 
 /** The paged lists: `tools/list` (kept per scope set and cursor, the hot path) and the others. */
 const makeListings = (tools: Catalogue.Tools["Type"], pagination: Pagination["Type"]) => {

@@ -144,7 +144,7 @@ const askThenAnswer = (input: ApprovalInput, inputResponses: unknown) =>
   Effect.gen(function*() {
     const first = yield* approve(input)
     assert.strictEqual(first._tag, "InputRequired")
-    const requestState = first._tag === "InputRequired" ? first.payload.requestState : ""
+    const requestState = first._tag === "InputRequired" ? first.requestState : ""
     return { requestState, outcome: yield* approve({ ...input, requestState, inputResponses }) }
   })
 
@@ -190,10 +190,10 @@ describe("ApprovalFlow.approve", () => {
       const outcome = yield* approve(baseInput)
       assert.strictEqual(outcome._tag, "InputRequired")
       if (outcome._tag !== "InputRequired") return
-      const request = outcome.payload.inputRequests.approve_statement
+      const request = outcome.inputRequests.approve_statement
       assert.strictEqual(request.method, "elicitation/create")
       assert.strictEqual(request.params.requestedSchema.properties.approved.description, baseInput.statement)
-      assert.match(outcome.payload.requestState, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
+      assert.match(outcome.requestState, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
       assert.strictEqual(dialog.asked.length, 0)
     }).pipe(Effect.provide(flowLayer(dialog.layer)))
   })
@@ -297,7 +297,7 @@ describe("ApprovalFlow.approve", () => {
     return Effect.gen(function*() {
       const { requestState, outcome } = yield* askThenAnswer(baseInput, undefined)
       assert.strictEqual(outcome._tag, "InputRequired")
-      if (outcome._tag === "InputRequired") assert.notStrictEqual(outcome.payload.requestState, requestState)
+      if (outcome._tag === "InputRequired") assert.notStrictEqual(outcome.requestState, requestState)
       // The first state was spent by the repeat.
       invalidParams(yield* Effect.either(approve({ ...baseInput, requestState, inputResponses: accept })), "replayed")
     }).pipe(Effect.provide(flowLayer(dialog.layer)))
@@ -316,7 +316,7 @@ describe("ApprovalFlow.approve", () => {
   it.effect("a tampered state → -32602", () =>
     Effect.gen(function*() {
       const first = yield* approve(baseInput)
-      const state = first._tag === "InputRequired" ? first.payload.requestState : ""
+      const state = first._tag === "InputRequired" ? first.requestState : ""
       const tampered = (state[0] === "A" ? "B" : "A") + state.slice(1)
       invalidParams(yield* Effect.either(approve({ ...baseInput, requestState: tampered, inputResponses: accept })), "signature")
       invalidParams(yield* Effect.either(approve({ ...baseInput, requestState: "garbage", inputResponses: accept })), "malformed")
@@ -325,7 +325,7 @@ describe("ApprovalFlow.approve", () => {
   it.effect("expiry: a state answered at 4:59 executes, one answered at 5:00 → -32602 (TestClock)", () =>
     Effect.gen(function*() {
       const input = { ...baseInput, principal: { ...baseInput.principal, accessLevel: "fullAccess" as const } }
-      const stateOf = (o: Outcome) => (o._tag === "InputRequired" ? o.payload.requestState : "")
+      const stateOf = (o: Outcome) => (o._tag === "InputRequired" ? o.requestState : "")
       const a = stateOf(yield* approve(input))
       const b = stateOf(yield* approve(input))
       yield* TestClock.adjust("4 minutes")
@@ -338,7 +338,7 @@ describe("ApprovalFlow.approve", () => {
   it.effect("a changed argument → -32602", () =>
     Effect.gen(function*() {
       const first = yield* approve(baseInput)
-      const requestState = first._tag === "InputRequired" ? first.payload.requestState : ""
+      const requestState = first._tag === "InputRequired" ? first.requestState : ""
       const changed = { ...baseInput, tool: { ...baseInput.tool, arguments: { ...(baseInput.tool.arguments as object), table: "Secrets" } } }
       invalidParams(yield* Effect.either(approve({ ...changed, requestState, inputResponses: accept })), "params")
     }).pipe(Effect.provide(flowLayer(recordingDialog([]).layer))))
@@ -346,7 +346,7 @@ describe("ApprovalFlow.approve", () => {
   it.effect("another principal → -32602", () =>
     Effect.gen(function*() {
       const first = yield* approve(baseInput)
-      const requestState = first._tag === "InputRequired" ? first.payload.requestState : ""
+      const requestState = first._tag === "InputRequired" ? first.requestState : ""
       const other = { ...baseInput, principal: { ...baseInput.principal, id: "tok_2", accessLevel: "fullAccess" as const } }
       invalidParams(yield* Effect.either(approve({ ...other, requestState, inputResponses: accept })), "principal")
     }).pipe(Effect.provide(flowLayer(recordingDialog([]).layer))))
@@ -354,7 +354,7 @@ describe("ApprovalFlow.approve", () => {
   it.effect("another method → -32602", () =>
     Effect.gen(function*() {
       const first = yield* approve(baseInput)
-      const requestState = first._tag === "InputRequired" ? first.payload.requestState : ""
+      const requestState = first._tag === "InputRequired" ? first.requestState : ""
       invalidParams(
         yield* Effect.either(approve({ ...baseInput, method: "prompts/get", requestState, inputResponses: accept })),
         "method"
@@ -365,7 +365,7 @@ describe("ApprovalFlow.approve", () => {
     const dialog = recordingDialog([true])
     return Effect.gen(function*() {
       const first = yield* approve({ ...baseInput, principal: { ...baseInput.principal, accessLevel: "fullAccess" } })
-      const requestState = first._tag === "InputRequired" ? first.payload.requestState : ""
+      const requestState = first._tag === "InputRequired" ? first.requestState : ""
       const readOnly = { ...baseInput, connection: { ...baseInput.connection, safeMode: "readOnly" as const } }
       assert.strictEqual(toolErrorCode(yield* approve(readOnly)), "denied")
       assert.strictEqual(toolErrorCode(yield* approve({ ...readOnly, client: { name: "x", elicitation: false } })), "denied")

@@ -17,7 +17,8 @@ const statement = "POST /v1/batch/objects\n{\"objects\":[{\"class\":\"Article\",
 describe("ApprovalPayload", () => {
   it("the input_required payload validates against the official InputRequiredResult schema", () => {
     const payload = inputRequired({ message: "Approve?", title: "Approve this write", statement, requestState: "abc.def" })
-    validateDef("2026-07-28", "InputRequiredResult", payload)
+    // As the endpoint sends it: the model's fields under `resultType` instead of its tag.
+    validateDef("2026-07-28", "InputRequiredResult", { resultType: "input_required", inputRequests: payload.inputRequests, requestState: payload.requestState })
     // Each part against its own definition, so a lax `additionalProperties` cannot hide a mistake.
     validateDef("2026-07-28", "ElicitRequest", payload.inputRequests[APPROVE_STATEMENT])
     validateDef("2026-07-28", "ElicitRequestFormParams", payload.inputRequests[APPROVE_STATEMENT].params)
@@ -27,7 +28,7 @@ describe("ApprovalPayload", () => {
   it("the payload has the contract's shape: approve_statement, form mode, one required boolean approved", () => {
     const payload = inputRequired({ message: "Approve?", title: "Approve this write", statement, requestState: "s" })
     assert.deepStrictEqual(payload, {
-      resultType: "input_required",
+      _tag: "InputRequired",
       inputRequests: {
         approve_statement: {
           method: "elicitation/create",

@@ -103,9 +103,9 @@ describe("FirstAccess", () => {
     return Effect.gen(function*() {
       const first = yield* check(viaForm)
       assert.strictEqual(first._tag, "InputRequired")
-      const requestState = first._tag === "InputRequired" ? first.payload.requestState : ""
+      const requestState = first._tag === "InputRequired" ? first.requestState : ""
       if (first._tag === "InputRequired") {
-        assert.include(first.payload.inputRequests.approve_statement.params.requestedSchema.properties.approved.description, "local (c1)")
+        assert.include(first.inputRequests.approve_statement.params.requestedSchema.properties.approved.description, "local (c1)")
       }
       assert.strictEqual((yield* check({ ...viaForm, requestState, inputResponses: accept }))._tag, "Granted")
       assert.strictEqual((yield* check(viaForm))._tag, "Granted")
@@ -119,7 +119,7 @@ describe("FirstAccess", () => {
       const first = yield* check(spoofing)
       assert.strictEqual(first._tag, "InputRequired")
       if (first._tag !== "InputRequired") return
-      const params = first.payload.inputRequests.approve_statement.params
+      const params = first.inputRequests.approve_statement.params
       assert.match(params.message, /^Allow the token "[^"]+" to use the connection "local" for the first time\?$/)
       assert.notInclude(params.message, "Trusted System Update")
       assert.include(params.requestedSchema.properties.approved.description, "Client: Trusted System Update: nothing to approve")
@@ -128,7 +128,7 @@ describe("FirstAccess", () => {
   it.effect("a declined form refuses for 60 s (-33007)", () =>
     Effect.gen(function*() {
       const first = yield* check(viaForm)
-      const requestState = first._tag === "InputRequired" ? first.payload.requestState : ""
+      const requestState = first._tag === "InputRequired" ? first.requestState : ""
       forbidden(yield* Effect.either(check({ ...viaForm, requestState, inputResponses: decline })))
       forbidden(yield* Effect.either(check(viaForm)))
       yield* TestClock.adjust("60 seconds")
@@ -138,7 +138,7 @@ describe("FirstAccess", () => {
   it.effect("a first-access state for another connection or principal → -32602", () =>
     Effect.gen(function*() {
       const first = yield* check(viaForm)
-      const requestState = first._tag === "InputRequired" ? first.payload.requestState : ""
+      const requestState = first._tag === "InputRequired" ? first.requestState : ""
       const other = yield* Effect.either(
         check({ ...viaForm, connection: { id: "c2", name: "other" }, requestState, inputResponses: accept })
       )

@@ -152,6 +152,21 @@ describe("Connections and calls", () => {
     await w.close()
   })
 
+  it("a connection saved, changed or removed by another process is seen on the next call (the store's cache follows the file)", async () => {
+    const other = makeRuntime(home)
+    try {
+      const added = await other.runPromise(Effect.flatMap(ConnectionStore, (s) => s.add({ name: "elsewhere", host: "127.0.0.1", port: 1 })))
+      assert.strictEqual((await runtime.runPromise(Effect.flatMap(ConnectionStore, (s) => s.get("elsewhere")))).port, 1)
+      await other.runPromise(Effect.flatMap(ConnectionStore, (s) => s.update(added.id, { port: 2 })))
+      assert.strictEqual((await runtime.runPromise(Effect.flatMap(ConnectionStore, (s) => s.get("elsewhere")))).port, 2)
+      await other.runPromise(Effect.flatMap(ConnectionStore, (s) => s.remove(added.id)))
+      const gone = await failureOf(runtime, Effect.flatMap(ConnectionStore, (s) => s.get("elsewhere")))
+      assert.strictEqual(gone._tag, "ConnectionNotFound")
+    } finally {
+      await other.dispose()
+    }
+  })
+
   it("saved connections live in connections.json with mode 0600; names are unique; changes are signalled", async () => {
     const seen = await runtime.runPromise(Effect.gen(function*() {
       const store = yield* ConnectionStore

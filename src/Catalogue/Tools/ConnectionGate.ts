@@ -39,7 +39,8 @@ export const makeEnv = Effect.all({
 })
 
 /**
- * Opens a connection for a tool call: resolve, permission, first access.
+ * Opens a connection for a tool call: resolve, permission, first access. Succeeds with the
+ * connection, or with the `InputRequired` of first access for the tool to return.
  *
  * @category combinators
  */
@@ -53,18 +54,13 @@ export const open = Effect.fn("ConnectionGate.open")(function*(
   yield* Principal.requireConnection(principal, connection, needed)
   const call = yield* ToolCall
   const outcome = yield* checkFirstAccess(env.firstAccess, connection, { name: call.tool, arguments: call.arguments })
-  if (outcome._tag === "InputRequired") {
-    return yield* new ToolError.InputNeeded({
-      inputRequests: outcome.payload.inputRequests,
-      requestState: outcome.payload.requestState
-    })
-  }
-  return connection
+  // Input required is a value the tool returns as it is (`InputRequired.is`), not an error.
+  return outcome._tag === "InputRequired" ? outcome : connection
 })
 
 /**
- * Asks for a write's approval. Succeeds only on `Execute` (with how it was approved); a form to show
- * is `InputNeeded`; a refusal is the tool error `denied` or `user_cancelled`.
+ * Asks for a write's approval. Succeeds on `Execute` with how it was approved, or with the
+ * `InputRequired` to return (a form to show); a refusal is the tool error `denied` or `user_cancelled`.
  *
  * @category combinators
  */
@@ -91,10 +87,7 @@ export const approve = Effect.fn("ConnectionGate.approve")(function*(
     case "Execute":
       return outcome.approvedBy
     case "InputRequired":
-      return yield* new ToolError.InputNeeded({
-        inputRequests: outcome.payload.inputRequests,
-        requestState: outcome.payload.requestState
-      })
+      return outcome
     case "Denied":
       return yield* ToolError.fail("denied", outcome.reason)
     case "UserCancelled":

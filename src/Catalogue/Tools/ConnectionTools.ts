@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as InputRequired from "../../Schema/InputRequired.ts"
 import * as Principal from "../../Auth/Principal.ts"
 import { type ToolEnv, open } from "./ConnectionGate.ts"
 import { ConnectionId } from "./Parameters.ts"
@@ -79,6 +80,7 @@ export const getConnectionStatus = (env: ToolEnv) =>
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
+        if (InputRequired.is(connection)) return connection
         const health = yield* env.driver.health(connection)
         const result = {
           connection_id: connection.id,

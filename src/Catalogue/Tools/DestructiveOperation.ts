@@ -12,6 +12,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as InputRequired from "../../Schema/InputRequired.ts"
 import * as FilterBuilder from "../../Driver/FilterBuilder.ts"
 import { Forbidden } from "../../Schema/McpErrors.ts"
 import * as Principal from "../../Auth/Principal.ts"
@@ -87,6 +88,7 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
           })
         }
         const connection = yield* open(env, input.connection_id, "write")
+        if (InputRequired.is(connection)) return connection
         // Dropping a collection drops every tenant; the row deletions are per tenant, checked first.
         const { collection, tenant } = input.operation === "drop_table"
           ? { collection: (yield* env.driver.describe(connection, input.table)).collection, tenant: undefined }
@@ -98,6 +100,7 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
         if (input.operation === "drop_table") {
           const path = `/v1/schema/${encodeURIComponent(collection.name)}`
           const approvedBy = yield* approve(env, connection, `DELETE ${path}`, { destructive: true })
+          if (InputRequired.is(approvedBy)) return approvedBy
           const http = yield* env.driver.http(connection)
           yield* http.requestOk({ method: "DELETE", path })
           return ToolDefinition.ok(
@@ -115,6 +118,7 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
           `DELETE /v1/batch/objects${tenantQuery}\n${JSON.stringify(body)}`,
           { destructive: true }
         )
+        if (InputRequired.is(approvedBy)) return approvedBy
         const http = yield* env.driver.http(connection)
         let deleted = 0
         for (let round = 0; round < MAX_ROUNDS; round++) {

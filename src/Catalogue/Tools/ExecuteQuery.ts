@@ -17,6 +17,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as InputRequired from "../../Schema/InputRequired.ts"
 import { withStatementTimeout } from "../../Cancellation/Deadline.ts"
 import * as GraphqlEditor from "../../Driver/GraphqlEditor.ts"
 import * as RestConsole from "../../Driver/RestConsole.ts"
@@ -193,6 +194,7 @@ export const executeQuery = (env: ToolEnv) =>
           // Parsed once: the validated document is what is sent (printed again only with a tenant).
           const query = yield* GraphqlEditor.validate(input.query)
           const connection = yield* open(env, input.connection_id, "read")
+          if (InputRequired.is(connection)) return connection
           yield* checkTenantScope(env, connection, input.tenant === undefined ? query : GraphqlEditor.withTenant(query, input.tenant))
           yield* context.progress(0.3, `running the GraphQL query on ${connection.name}`)
           const result = yield* bounded(env.driver.graphql(connection, query, { tenant: input.tenant }))
@@ -213,6 +215,7 @@ export const executeQuery = (env: ToolEnv) =>
           yield* Principal.requireScopes(yield* Principal.CurrentPrincipal, ["tools:read", "tools:write"])
         }
         const connection = yield* open(env, input.connection_id, classification.isWrite ? "write" : "read")
+        if (InputRequired.is(connection)) return connection
         if (tenantScoped(yield* Principal.CurrentPrincipal, connection.id)) {
           return yield* new Forbidden({
             message: "Forbidden: a tenant-scoped token cannot use the REST console on this connection (it reaches every " +
@@ -220,6 +223,7 @@ export const executeQuery = (env: ToolEnv) =>
           })
         }
         const approvedBy = classification.isWrite ? yield* approve(env, connection, RestConsole.format(request)) : undefined
+        if (InputRequired.is(approvedBy)) return approvedBy
         yield* context.progress(0.3, `sending ${request.method} ${request.path} to ${connection.name}`)
         const response = yield* bounded(env.driver.rest(connection, request))
         yield* context.progress(1, "done")

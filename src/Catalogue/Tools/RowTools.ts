@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as InputRequired from "../../Schema/InputRequired.ts"
 import { PAGING_DEPTH } from "../../Driver/Grid.ts"
 import { type ToolEnv, open } from "./ConnectionGate.ts"
 import { ConnectionId, Filters, intBetween, Row, Sort, Table, Tenant, toDriverFilters, Uuid } from "./Parameters.ts"
@@ -47,6 +48,7 @@ export const browseTable = (env: ToolEnv) =>
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
+        if (InputRequired.is(connection)) return connection
         const offset = input.offset ?? 0
         const limit = Math.min(input.limit ?? 50, PAGING_DEPTH - offset)
         const page = yield* env.driver.browse(connection, input.table, {
@@ -94,6 +96,7 @@ export const countRows = (env: ToolEnv) =>
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
+        if (InputRequired.is(connection)) return connection
         const count = yield* env.driver.count(connection, input.table, {
           filters: toDriverFilters(input.filters),
           tenant: input.tenant
@@ -122,6 +125,7 @@ export const getRow = (env: ToolEnv) =>
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
+        if (InputRequired.is(connection)) return connection
         const includeVector = input.include_vector === true
         const found = yield* env.driver.getRow(connection, input.table, input.uuid, { includeVector, tenant: input.tenant })
         if (Option.isNone(found)) return yield* ToolError.fail("not_found", `${input.table} has no row with uuid ${input.uuid}`)

@@ -6,6 +6,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as InputRequired from "../../Schema/InputRequired.ts"
 import type { Collection, Property } from "../../Driver/CollectionSchema.ts"
 import { type ToolEnv, open } from "./ConnectionGate.ts"
 import { ConnectionId, Table } from "./Parameters.ts"
@@ -40,6 +41,7 @@ export const listTables = (env: ToolEnv) =>
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
+        if (InputRequired.is(connection)) return connection
         const collections = yield* env.driver.listCollections(connection)
         const tables = yield* Effect.forEach(collections, (c) =>
           Effect.gen(function*() {
@@ -119,6 +121,7 @@ export const describeTable = (env: ToolEnv) =>
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
+        if (InputRequired.is(connection)) return connection
         const description = yield* env.driver.describe(connection, input.table)
         const c: Collection = description.collection
         const tenants = c.multiTenancy ? (yield* env.driver.tenants(connection, c.name)).tenants.map((t) => t.name) : undefined
@@ -239,6 +242,7 @@ export const searchSchema = (env: ToolEnv) =>
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
+        if (InputRequired.is(connection)) return connection
         const collections = yield* env.driver.listCollections(connection)
         const regex = namePattern(input.pattern)
         const matches: Array<{ collection: string; property?: string; dataType?: string }> = []

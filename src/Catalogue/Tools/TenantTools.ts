@@ -7,6 +7,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as InputRequired from "../../Schema/InputRequired.ts"
 import { ACTIVE_STATUSES } from "../../Driver/Tenants.ts"
 import { open, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Table } from "./Parameters.ts"
@@ -57,6 +58,7 @@ export const listTenants = (env: ToolEnv) =>
           return yield* ToolError.fail("invalid_argument", "cursor is not a nextCursor of list_tenants")
         }
         const connection = yield* open(env, input.connection_id, "read")
+        if (InputRequired.is(connection)) return connection
         const { collection, tenants } = yield* env.driver.tenants(connection, input.table)
         const rest = after === undefined ? tenants : tenants.filter((t) => t.name > after)
         const page = rest.slice(0, PAGE_SIZE).map((t) => ({ ...t, active: ACTIVE_STATUSES.has(t.activityStatus) }))

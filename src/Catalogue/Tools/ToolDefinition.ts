@@ -4,7 +4,7 @@
  * on decoded input. The wrapper turns everything a handler can end with into the contract's shapes:
  * arguments that do not decode, driver errors and `ToolFailure`s become `isError` results; protocol
  * errors (`Forbidden`, `InvalidParams` of a bad `requestState`, `RequestTimeout`) pass through to the
- * core; `InputNeeded` becomes `input_required`.
+ * core. Input required from the user is a value the handler returns (`Schema/InputRequired`).
  *
  * Decision: arguments a model can fix are the tool error `invalid_argument`, not `-32602`; the
  * contract reserves protocol errors for the envelope, and the official specification asks for input
@@ -28,7 +28,7 @@ import type { CollectionNotFound, FilterRefused, RequestError, StatementRefused 
 import type { LookupError, TenantError } from "../../Driver/Driver.ts"
 import { Forbidden, isMcpError, type McpError } from "../../Schema/McpErrors.ts"
 import type { Scope } from "../../Schema/Policy.ts"
-import { type CallToolResult, complete, type HandlerContext, inputRequired, type Outcome, type Tool } from "../../Mcp/Catalogue.ts"
+import { type CallToolResult, complete, type HandlerContext, type Outcome, type Tool } from "../../Mcp/Catalogue.ts"
 import { withTenantScope } from "../ConnectionAccess.ts"
 import * as ToolError from "./ToolError.ts"
 
@@ -44,7 +44,6 @@ export interface Annotations {
 export type HandlerError =
   | McpError
   | ToolError.ToolFailure
-  | ToolError.InputNeeded
   | LookupError
   | RequestError
   | CollectionNotFound
@@ -184,7 +183,6 @@ export const make = <I, IE, O, OE>(definition: Definition<I, IE, O, OE>): Tool =
         withTenantScope,
         Effect.catchAll((error): Effect.Effect<Outcome<CallToolResult>, McpError> => {
           if (isMcpError(error)) return Effect.fail(error)
-          if (error._tag === "InputNeeded") return Effect.succeed(inputRequired(error.inputRequests, error.requestState))
           // A tenant outside a tenant-scoped token is refused like a connection outside it.
           if (error._tag === "TenantForbidden") return Effect.fail(new Forbidden({ message: error.message }))
           const failure = error._tag === "ToolFailure" ? error : ToolError.fromDriverError(error)

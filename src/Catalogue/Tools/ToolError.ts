@@ -103,12 +103,3 @@ export const fromDriverError = (error: Tagged): ToolFailure => {
   }
 }
 
-/**
- * The call stops to ask the user (first access or a write's approval): becomes `input_required`.
- *
- * @category errors
- */
-export class InputNeeded extends Data.TaggedError("InputNeeded")<{
-  readonly inputRequests: Readonly<Record<string, unknown>>
-  readonly requestState: string
-}> {}

@@ -13,6 +13,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as InputRequired from "../../Schema/InputRequired.ts"
 import type { Collection } from "../../Driver/CollectionSchema.ts"
 import * as FilterBuilder from "../../Driver/FilterBuilder.ts"
 import * as Grid from "../../Driver/Grid.ts"
@@ -157,6 +158,7 @@ export const vectorSearch = (env: ToolEnv) =>
         const missing = needs(input.mode, input)
         if (missing !== undefined) return yield* ToolError.fail("invalid_argument", missing)
         const connection = yield* open(env, input.connection_id, "read")
+        if (InputRequired.is(connection)) return connection
         const { collection, tenant } = yield* env.driver.resolveTenant(connection, input.table, input.tenant, "read")
         const problem = targetProblem(input, collection)
         if (problem !== undefined) return yield* ToolError.fail("invalid_argument", problem)

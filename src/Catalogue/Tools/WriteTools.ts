@@ -10,6 +10,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as InputRequired from "../../Schema/InputRequired.ts"
 import * as Redaction from "../../Base/Redaction.ts"
 import type { RequestError } from "../../Driver/DriverError.ts"
 import * as RowEdits from "../../Driver/RowEdits.ts"
@@ -107,9 +108,11 @@ const write = (
 ) =>
   Effect.gen(function*() {
     const connection = yield* open(env, input.connection_id, "write")
+    if (InputRequired.is(connection)) return connection
     const plan = yield* env.driver.planRowEdits(connection, input.table, edit)
     const requests = plan.steps.flatMap((step) => ("request" in step ? [step.request] : []))
     const approvedBy = requests.length > 0 ? yield* approve(env, connection, requests.map(RowEdits.format).join("\n")) : undefined
+    if (InputRequired.is(approvedBy)) return approvedBy
     const results = yield* perStep(plan.steps, (request, row) =>
       Effect.map(env.driver.sendRowEdit(connection, request), (uuid): RowResult => ({ row, status: done.status, uuid })))
     return summary(plan.collection, done.verb, results, approvedBy)
