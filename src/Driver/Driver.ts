@@ -25,10 +25,9 @@ import type {
   ConnectionFailed,
   FilterRefused,
   RequestError,
-  StatementRefused,
   TenantForbidden
 } from "./DriverError.ts"
-import { TenantRefused, UnexpectedResponse } from "./DriverError.ts"
+import { StatementRefused, TenantRefused, UnexpectedResponse } from "./DriverError.ts"
 import * as FilterBuilder from "./FilterBuilder.ts"
 import * as GraphqlEditor from "./GraphqlEditor.ts"
 import * as Grid from "./Grid.ts"
@@ -147,6 +146,23 @@ export interface Service {
     { readonly collection: CollectionSchema.Collection; readonly tenant: string | undefined },
     LookupError | RequestError | CollectionNotFound | TenantError
   >
+  /**
+   * Plans a batch deletion or a drop: the collection (tenant checked for a deletion) and the one
+   * request that will be sent. Filters are refused here, before anything is sent.
+   */
+  readonly planDestructive: (
+    connection: ConnectionRef,
+    table: string,
+    operation:
+      | { readonly _tag: "drop" }
+      | { readonly _tag: "deleteAll"; readonly tenant?: string | undefined }
+      | { readonly _tag: "deleteWhere"; readonly filters: ReadonlyArray<FilterBuilder.Filter>; readonly tenant?: string | undefined }
+  ) => Effect.Effect<
+    { readonly collection: CollectionSchema.Collection; readonly request: RowEdits.EditRequest },
+    LookupError | RequestError | CollectionNotFound | TenantError | FilterRefused | StatementRefused
+  >
+  /** Sends a planned destructive request; answers how many rows were deleted. */
+  readonly sendDestructive: (connection: ConnectionRef, request: RowEdits.EditRequest) => Effect.Effect<number, LookupError | RequestError>
   /** Sends one planned request exactly as planned; answers the uuid written. */
   readonly sendRowEdit: (connection: ConnectionRef, request: RowEdits.EditRequest) => Effect.Effect<string, LookupError | RequestError>
   readonly graphql: (
@@ -360,6 +376,21 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
               : Effect.fail<RequestError | TenantError>(new TenantRefused({ collection: collection.name, reason: "not_multi_tenant" })))),
       resolveTenant: (name, table, tenant, purpose) =>
         withTenant(name, table, tenant, purpose, (_, collection, checked) => Effect.succeed({ collection, tenant: checked })),
+      planDestructive: (name, table, operation) =>
+        operation._tag === "drop"
+          ? withCollection(name, table, (_, c) => Effect.succeed({ collection: c, request: RowEdits.planDestructive(c, operation) }))
+          : withTenant(name, table, operation.tenant, "write", (_, c, tenant) =>
+            operation._tag === "deleteAll"
+              ? Effect.succeed({ collection: c, request: RowEdits.planDestructive(c, { _tag: "deleteAll", tenant }) })
+              : Effect.flatMap(FilterBuilder.buildWhere(c, operation.filters), (where) =>
+                // No filter would match every row: a deletion by filter needs one.
+                where === undefined
+                  ? Effect.fail(new StatementRefused({ reason: "a deletion by filter needs at least one filter" }))
+                  : Effect.succeed({
+                    collection: c,
+                    request: RowEdits.planDestructive(c, { _tag: "deleteWhere", where: FilterBuilder.toRestWhere(where), tenant })
+                  }))),
+      sendDestructive: (name, request) => withHttp(name, (h) => RowEdits.sendDestructive(h, request)),
       sendRowEdit: (name, request) => withHttp(name, (h) => RowEdits.send(h, request)),
       graphql: (name, query, options) => withHttp(name, (h) => GraphqlEditor.run(h, query, options)),
       rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement))

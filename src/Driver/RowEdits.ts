@@ -55,6 +55,77 @@ export interface EditRequest {
   readonly uuid?: string
 }
 
+/**
+ * Deleting many rows at once, or the whole collection: `DELETE /v1/batch/objects` with a `where`
+ * (all rows: a tautology on the id, the one filter every collection accepts), or
+ * `DELETE /v1/schema/{Collection}`.
+ *
+ * @category models
+ */
+export type Destructive =
+  | { readonly _tag: "drop" }
+  | { readonly _tag: "deleteAll"; readonly tenant?: string | undefined }
+  | { readonly _tag: "deleteWhere"; readonly where: Readonly<Record<string, unknown>>; readonly tenant?: string | undefined }
+
+const NIL_UUID = "00000000-0000-0000-0000-000000000000"
+
+/** Matches every object (see `Destructive`). */
+const EVERY_OBJECT = {
+  operator: "Or",
+  operands: [
+    { path: ["id"], operator: "Equal", valueText: NIL_UUID },
+    { path: ["id"], operator: "NotEqual", valueText: NIL_UUID }
+  ]
+}
+
+/** Most batch-delete calls one deletion makes (each deletes up to the database's result limit). */
+const MAX_ROUNDS = 1000
+
+/**
+ * The one request of a destructive operation, exactly as it will be sent (and shown).
+ *
+ * @category planning
+ */
+export const planDestructive = (collection: Collection, operation: Destructive): EditRequest => {
+  if (operation._tag === "drop") return { method: "DELETE", path: `/v1/schema/${encodeURIComponent(collection.name)}`, query: {} }
+  const where = operation._tag === "deleteAll" ? EVERY_OBJECT : operation.where
+  return {
+    method: "DELETE",
+    path: "/v1/batch/objects",
+    query: tenantQuery(operation.tenant),
+    body: { match: { class: collection.name, where }, output: "minimal" }
+  }
+}
+
+/**
+ * Sends a destructive request. A batch delete is repeated until a call deletes fewer objects than the
+ * database's per-call limit (bounded); the answer is how many were deleted (0 for a drop).
+ *
+ * @category requests
+ */
+export const sendDestructive = Effect.fn("RowEdits.sendDestructive")(function*(
+  http: WeaviateHttp,
+  request: EditRequest
+): Effect.fn.Return<number, RequestError> {
+  const send = http.requestOk({
+    method: request.method,
+    path: request.path,
+    query: request.query,
+    ...(request.body !== undefined ? { body: { json: request.body } } : {})
+  })
+  if (request.path !== "/v1/batch/objects") return yield* Effect.as(send, 0)
+  let deleted = 0
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    const response = yield* send
+    const results = (response.json as { results?: { successful?: unknown; limit?: unknown } } | undefined)?.results
+    const successful = typeof results?.successful === "number" ? results.successful : 0
+    const limit = typeof results?.limit === "number" ? results.limit : Number.POSITIVE_INFINITY
+    deleted += successful
+    if (successful === 0 || successful < limit) break
+  }
+  return deleted
+})
+
 /** One row of an edit: the request that writes it, or why no request is sent. @category models */
 export type Step =
   | { readonly index: number; readonly request: EditRequest }

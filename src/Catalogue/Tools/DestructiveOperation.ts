@@ -13,7 +13,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as InputRequired from "../../Schema/InputRequired.ts"
-import * as FilterBuilder from "../../Driver/FilterBuilder.ts"
+import * as RowEdits from "../../Driver/RowEdits.ts"
 import { Forbidden } from "../../Schema/McpErrors.ts"
 import * as Principal from "../../Auth/Principal.ts"
 import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
@@ -23,24 +23,6 @@ import * as ToolDefinition from "./ToolDefinition.ts"
 import * as ToolError from "./ToolError.ts"
 
 const Operation = Schema.Literal("drop_table", "delete_all_rows", "delete_where")
-
-/** Most batch-delete calls one operation makes (each deletes up to the database's result limit). */
-const MAX_ROUNDS = 1000
-
-const NIL_UUID = "00000000-0000-0000-0000-000000000000"
-
-/**
- * Matches every object. Batch deletes require a `where`; a tautology on the id is the one filter
- * every collection accepts (no index flags needed), where a wildcard `Like` on the id is not matched
- * the same way by every server.
- */
-const EVERY_OBJECT = {
-  operator: "Or",
-  operands: [
-    { path: ["id"], operator: "Equal", valueText: NIL_UUID },
-    { path: ["id"], operator: "NotEqual", valueText: NIL_UUID }
-  ]
-}
 
 /** @category tools */
 export const confirmDestructiveOperation = (env: ToolEnv) =>
@@ -90,49 +72,27 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
         const connection = yield* open(env, input.connection_id, "write")
         if (InputRequired.is(connection)) return connection
         // Dropping a collection drops every tenant; the row deletions are per tenant, checked first.
-        const { collection, tenant } = input.operation === "drop_table"
-          ? { collection: (yield* env.driver.describe(connection, input.table)).collection, tenant: undefined }
-          : yield* env.driver.resolveTenant(connection, input.table, input.tenant, "write")
+        const { collection, request } = yield* env.driver.planDestructive(
+          connection,
+          input.table,
+          input.operation === "drop_table"
+            ? { _tag: "drop" }
+            : input.operation === "delete_all_rows"
+            ? { _tag: "deleteAll", tenant: input.tenant }
+            : { _tag: "deleteWhere", filters, tenant: input.tenant }
+        )
         if (input.operation === "drop_table" && collection.multiTenancy && Principal.allowedTenants(principal, connection.id, collection.name) !== undefined) {
           return yield* new Forbidden({ message: `Forbidden: a tenant-scoped token cannot drop ${collection.name}, which holds every tenant's rows` })
         }
-        const tenantQuery = tenant !== undefined ? `?tenant=${encodeURIComponent(tenant)}` : ""
+        // The user approves exactly the request that is sent.
+        const approvedBy = yield* approve(env, connection, RowEdits.format(request), { destructive: true })
+        if (InputRequired.is(approvedBy)) return approvedBy
+        const deleted = yield* env.driver.sendDestructive(connection, request)
         if (input.operation === "drop_table") {
-          const path = `/v1/schema/${encodeURIComponent(collection.name)}`
-          const approvedBy = yield* approve(env, connection, `DELETE ${path}`, { destructive: true })
-          if (InputRequired.is(approvedBy)) return approvedBy
-          const http = yield* env.driver.http(connection)
-          yield* http.requestOk({ method: "DELETE", path })
           return ToolDefinition.ok(
             { operation: input.operation, table: collection.name, dropped: true, approvedBy },
             `Dropped the collection ${collection.name} and all its rows.`
           )
-        }
-        const where = input.operation === "delete_all_rows"
-          ? EVERY_OBJECT
-          : FilterBuilder.toRestWhere((yield* FilterBuilder.buildWhere(collection, filters))!)
-        const body = { match: { class: collection.name, where }, output: "minimal" }
-        const approvedBy = yield* approve(
-          env,
-          connection,
-          `DELETE /v1/batch/objects${tenantQuery}\n${JSON.stringify(body)}`,
-          { destructive: true }
-        )
-        if (InputRequired.is(approvedBy)) return approvedBy
-        const http = yield* env.driver.http(connection)
-        let deleted = 0
-        for (let round = 0; round < MAX_ROUNDS; round++) {
-          const response = yield* http.requestOk({
-            method: "DELETE",
-            path: "/v1/batch/objects",
-            query: { tenant },
-            body: { json: body }
-          })
-          const results = (response.json as { results?: { successful?: unknown; limit?: unknown } } | undefined)?.results
-          const successful = typeof results?.successful === "number" ? results.successful : 0
-          const limit = typeof results?.limit === "number" ? results.limit : Number.POSITIVE_INFINITY
-          deleted += successful
-          if (successful === 0 || successful < limit) break
         }
         return ToolDefinition.ok(
           { operation: input.operation, table: collection.name, deleted, approvedBy },
