@@ -4,6 +4,7 @@
  * answer the test sets and whose questions it reads.
  */
 import Ajv2020 from "ajv/dist/2020.js"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -231,3 +232,33 @@ export const declined = { approve_statement: { action: "decline" } }
 /** Requests that reached the instance and wrote (anything but GET/HEAD and read-only GraphQL). */
 export const writesTo = (w: WeaviateTestInstance) =>
   w.requests.filter((r) => r.method !== "GET" && r.method !== "HEAD" && r.path !== "/v1/graphql")
+
+// ===== The harness as a layer fixture =====
+
+/** A file's harness, as a service: `harnessLayer` creates it for the file's tests and closes it after them. */
+export class ToolHarness extends Context.Tag("test/ToolHarness")<ToolHarness, Harness>() {}
+
+/** The harness as a scoped layer; `setup` runs once after it started (schema, data). */
+export const harnessLayer = (options: Parameters<typeof makeHarness>[0] = {}, setup: (h: Harness) => Promise<void> = async () => undefined) =>
+  Layer.scoped(
+    ToolHarness,
+    Effect.acquireRelease(
+      Effect.promise(async () => {
+        const h = await makeHarness(options)
+        await setup(h)
+        return h
+      }),
+      (h) => Effect.promise(() => h.close())
+    )
+  )
+
+/**
+ * A test body run with the file's harness, after `reset` put the harness back in its starting state
+ * (dialog answer, recorded requests, faults), so no test depends on another's leftovers.
+ */
+export const withHarness = (reset: (h: Harness) => void = () => undefined) => (body: (h: Harness) => Promise<void>) =>
+  Effect.flatMap(ToolHarness, (h) =>
+    Effect.promise(async () => {
+      reset(h)
+      await body(h)
+    }))
