@@ -240,7 +240,9 @@ export const list = Effect.fn("CollectionSchema.list")(function*(http: WeaviateH
 })
 
 /**
- * One collection by name (exact first, then case-insensitive, as Weaviate upper-cases the first letter).
+ * One collection by name: `GET /v1/schema/{name}` (one class, not the whole schema); when that does
+ * not answer with the class (another case, an older server), the whole schema is read and the name
+ * matched exactly, then case-insensitively, as Weaviate upper-cases the first letter.
  *
  * @category requests
  */
@@ -248,8 +250,12 @@ export const get = (
   http: WeaviateHttp,
   name: string
 ): Effect.Effect<Collection, RequestError | CollectionNotFound> =>
-  Effect.flatMap(list(http), (collections) => {
-    const found = collections.find((c) => c.name === name) ??
-      collections.find((c) => c.name.toLowerCase() === name.toLowerCase())
-    return found === undefined ? Effect.fail(new CollectionNotFound({ collection: name })) : Effect.succeed(found)
+  Effect.flatMap(http.request({ method: "GET", path: `/v1/schema/${encodeURIComponent(name)}` }), (response) => {
+    const one = response.status === 200 ? decodeCollection(response.json) : undefined
+    if (one !== undefined && one.name === name) return Effect.succeed(one)
+    return Effect.flatMap(list(http), (collections) => {
+      const found = collections.find((c) => c.name === name) ??
+        collections.find((c) => c.name.toLowerCase() === name.toLowerCase())
+      return found === undefined ? Effect.fail(new CollectionNotFound({ collection: name })) : Effect.succeed(found)
+    })
   })
