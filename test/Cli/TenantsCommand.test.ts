@@ -29,7 +29,7 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => w.close())
 
-describe.skipIf(!real)(`weaviate-mcp tenants (real Weaviate${real ? "" : "; skipped: the compatible instance has no tenants"})`, () => {
+describe.skipIf(!real)(`weaviate-mcp tenants (real Weaviate${real ? "" : "; skipped: needs the real server (tenant activity states, named vectors)"})`, () => {
   it("lists the tenants in name order with their activity status; --json gives the same", async () => {
     const text = await Cli.run(["tenants", "w", "Doc", "--home", home])
     expect(text.code, text.stderr).toBe(0)

@@ -47,7 +47,7 @@ const completeTenant = (principal: Principal) =>
     "completion/complete"
   )
 
-describe.skipIf(!real)(`the row resource of a tenant (real Weaviate${real ? "" : "; skipped: the compatible instance has no tenants"})`, () => {
+describe.skipIf(!real)(`the row resource of a tenant (real Weaviate${real ? "" : "; skipped: needs the real server (tenant activity states, named vectors)"})`, () => {
   it("…/tenants/{tenant}/rows/{uuid} reads the row of that tenant", async () => {
     const outcome = await read(token(), rowUri("acme"))
     assert.strictEqual(outcome._tag, "Complete")

@@ -59,7 +59,7 @@ const call = (h: Harness, tool: string, args: Record<string, unknown>, options: 
   h.call(tool, { connection_id: h.ids.silent, ...args }, { principal: options.principal ?? principal })
 
 layer(harnessLayer({}, setup), { excludeTestServices: true, timeout: "3 minutes" })('tenancy', (it) => {
-  describe.skipIf(!real)(`tenants on every tool (real Weaviate${real ? "" : "; skipped: the compatible instance has no tenants"})`, () => {
+  describe.skipIf(!real)(`tenants on every tool (real Weaviate${real ? "" : "; skipped: needs the real server (tenant activity states, named vectors)"})`, () => {
     it.effect("a multi-tenant collection used without tenant is refused before any data request, naming its tenants", () =>
       test(async (h) => {
         const uses: Array<[string, Record<string, unknown>]> = [
