@@ -14,7 +14,7 @@
  * @since 0.1.0
  */
 import { ActivityLog, type Options as ActivityLogOptions } from "../Activity/ActivityLog.ts"
-import * as CallObserver from "../Activity/CallObserver.ts"
+import * as ActivityObserver from "../Activity/ActivityObserver.ts"
 import { Clients } from "../Activity/Clients.ts"
 import { Dialog } from "../Approval/Dialog.ts"
 import * as Context from "effect/Context"
@@ -140,7 +140,7 @@ export const layer = <R = never>(
   const activity = Layer.unwrapEffect(Effect.gen(function*() {
     const instance = yield* ServerInstance
     return Layer.mergeAll(
-      CallObserver.layer.pipe(Layer.provideMerge(Layer.merge(ActivityLog.layer(options.activity), Clients.layer({ instanceId: instance.instanceId })))),
+      ActivityObserver.layer.pipe(Layer.provideMerge(Layer.merge(ActivityLog.layer(options.activity), Clients.layer({ instanceId: instance.instanceId })))),
       // settings.json is followed like tokens.json (same fallback poll).
       Pause.layer(options.tokenStore?.pollInterval === undefined ? {} : { pollInterval: options.tokenStore.pollInterval })
     )

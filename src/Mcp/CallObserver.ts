@@ -1,7 +1,7 @@
 /**
  * The one point where the endpoint reports an MCP call: it begins when a request with an id has been
  * read, learns its principal once authenticated, and ends with the response (or the interruption)
- * the client gets. The daemon's observer (`Activity/CallObserver`) feeds the activity log, the
+ * the client gets. The daemon's observer (`Activity/ActivityObserver`) feeds the activity log, the
  * connected clients and the operational log line from it.
  *
  * Without an observer (the default reference) the endpoint pays nothing: `begin` answers `undefined`.

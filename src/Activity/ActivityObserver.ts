@@ -1,7 +1,7 @@
 /**
- * The daemon's observer of MCP calls (the endpoint's `Mcp/CallObserver` port): each observed call
- * feeds the activity log, the connected clients and the operational log line (`info`: one per
- * request; `warn`: refusals and failed authentications).
+ * The daemon's observer of MCP calls, which implements the endpoint's `Mcp/CallObserver` port: each
+ * observed call feeds the activity log, the connected clients and the operational log line (`info`:
+ * one per request; `warn`: refusals and failed authentications).
  *
  * @since 0.1.0
  */
