@@ -68,6 +68,15 @@ export class AnonymousPrincipal extends Data.TaggedClass("AnonymousPrincipal")<{
 export type Principal = TokenPrincipal | AnonymousPrincipal
 
 /**
+ * Whether the principal's token is tenant-scoped on a connection (its multi-tenant collections are
+ * limited to listed tenants there).
+ *
+ * @category predicates
+ */
+export const isTenantScoped = (principal: Principal, connectionId: string): boolean =>
+  principal._tag === "TokenPrincipal" && principal.tenants?.[connectionId] !== undefined
+
+/**
  * The tenants a principal may use on a connection's collection: `undefined` when it is not
  * restricted there, else the allowed tenant names (possibly none).
  *

@@ -397,14 +397,7 @@ export class TokenStore extends Context.Tag("weaviate-mcp/TokenStore")<TokenStor
       const revocationHub = yield* Effect.acquireRelease(PubSub.unbounded<string>(), PubSub.shutdown)
       let lastStat = ""
 
-      const statSignature = () => {
-        try {
-          const stat = NodeFs.statSync(path, { bigint: true })
-          return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
-        } catch {
-          return "missing"
-        }
-      }
+      const statSignature = () => SecretFile.signature(path)
 
       const readFile: Effect.Effect<TokensFile, TokenStoreError> = SecretFile.readJsonIfExists(path).pipe(
         Effect.mapError((error) => new TokenStoreError({ reason: error.message })),

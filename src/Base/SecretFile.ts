@@ -7,6 +7,7 @@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as NodeCrypto from "node:crypto"
+import * as NodeFsSync from "node:fs"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 
@@ -105,3 +106,18 @@ export const remove = (path: string) =>
     try: () => NodeFs.rm(path, { force: true }),
     catch: (cause) => new SecretFileError({ path, operation: "remove", reason: reasonOf(cause) })
   })
+
+/**
+ * What tells a file's versions apart without reading it: inode, size and change times (`missing`
+ * when it does not exist). An atomic rewrite changes the inode; an edit in place the size or times.
+ *
+ * @category reading
+ */
+export const signature = (path: string): string => {
+  try {
+    const stat = NodeFsSync.statSync(path, { bigint: true })
+    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
+  } catch {
+    return "missing"
+  }
+}

@@ -15,11 +15,10 @@ import * as PubSub from "effect/PubSub"
 import * as Schedule from "effect/Schedule"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
-import * as NodeFs from "node:fs"
 import * as Stream from "effect/Stream"
 import * as NodeCrypto from "node:crypto"
 import { Home } from "../Base/Home.ts"
-import { readJsonIfExists, SecretFileError, writeJsonAtomic } from "../Base/SecretFile.ts"
+import { readJsonIfExists, SecretFileError, signature, writeJsonAtomic } from "../Base/SecretFile.ts"
 import { Connection, ConnectionInput, ConnectionsFile } from "../Schema/Connection.ts"
 
 // ===== Errors =====
@@ -57,16 +56,8 @@ export type ConnectionPatch = { readonly [K in keyof typeof ConnectionInput.Enco
  */
 const cachedByStat = <A, E>(path: string, read: Effect.Effect<A, E>): Effect.Effect<A, E> => {
   let cached: { readonly signature: string; readonly value: A } | undefined
-  const signature = () => {
-    try {
-      const stat = NodeFs.statSync(path, { bigint: true })
-      return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`
-    } catch {
-      return "missing"
-    }
-  }
   return Effect.suspend(() => {
-    const current = signature()
+    const current = signature(path)
     if (cached !== undefined && cached.signature === current) return Effect.succeed(cached.value)
     return Effect.tap(read, (value) => Effect.sync(() => void (cached = { signature: current, value })))
   })

@@ -130,15 +130,23 @@ const responseKey = (field: FieldNode) => field.alias?.value ?? field.name.value
 const fieldsOf = (
   set: SelectionSetNode | undefined,
   fragments: ReadonlyMap<string, FragmentDefinitionNode>,
-  depth = 0
+  depth = 0,
+  tooDeep: () => void = () => undefined
 ): ReadonlyArray<FieldNode> => {
-  if (set === undefined || depth > 16) return []
+  if (set === undefined) return []
+  if (depth > MAX_FRAGMENT_DEPTH) {
+    tooDeep()
+    return []
+  }
   return set.selections.flatMap((s): ReadonlyArray<FieldNode> => {
     if (s.kind === Kind.FIELD) return [s]
-    if (s.kind === Kind.INLINE_FRAGMENT) return fieldsOf(s.selectionSet, fragments, depth + 1)
-    return fieldsOf(fragments.get(s.name.value)?.selectionSet, fragments, depth + 1)
+    if (s.kind === Kind.INLINE_FRAGMENT) return fieldsOf(s.selectionSet, fragments, depth + 1, tooDeep)
+    return fieldsOf(fragments.get(s.name.value)?.selectionSet, fragments, depth + 1, tooDeep)
   })
 }
+
+/** Fragments nested deeper than this are not followed. */
+const MAX_FRAGMENT_DEPTH = 16
 
 /** A collection a query reads: the root it is under and the tenant it names (`null`: not a string literal). @category models */
 export interface CollectionUse {
@@ -149,21 +157,28 @@ export interface CollectionUse {
 
 /**
  * Every collection a query reads under each root field (`Get`, `Aggregate`, `Explore` …), fragments
- * included, with the tenant each names.
+ * included, with the tenant each names. `undefined` when the query nests fragments too deep to be
+ * followed completely: what it reads cannot be told, so a caller that must know refuses it.
  *
  * @category combinators
  */
-export const collectionsUsed = (query: ValidQuery): ReadonlyArray<CollectionUse> =>
-  fieldsOf(query.operation.selectionSet, query.fragments).flatMap((root) =>
-    fieldsOf(root.selectionSet, query.fragments).map((field): CollectionUse => {
-      const argument = (field.arguments ?? []).find((a) => a.name.value === "tenant")
+export const collectionsUsed = (query: ValidQuery): ReadonlyArray<CollectionUse> | undefined => {
+  let complete = true
+  const tooDeep = () => void (complete = false)
+  const uses = fieldsOf(query.operation.selectionSet, query.fragments, 0, tooDeep).flatMap((root) =>
+    fieldsOf(root.selectionSet, query.fragments, 0, tooDeep).map((field): CollectionUse => {
+      const tenants = (field.arguments ?? []).filter((a) => a.name.value === "tenant")
+      const only = tenants.length === 1 ? tenants[0]! : undefined
       return {
         root: root.name.value,
         collection: field.name.value,
-        tenant: argument === undefined ? undefined : argument.value.kind === Kind.STRING ? argument.value.value : null
+        // Named twice, or not as a string literal: which tenant the server takes cannot be told.
+        tenant: tenants.length === 0 ? undefined : only !== undefined && only.value.kind === Kind.STRING ? only.value.value : null
       }
     })
   )
+  return complete ? uses : undefined
+}
 
 /**
  * Maps the response of a query to the editor's display.

@@ -90,10 +90,6 @@ const cutBody = (json: unknown, max: number): { body: unknown; truncated: boolea
   return undefined
 }
 
-/** Whether the principal's token is tenant-scoped on this connection. */
-const tenantScoped = (principal: Principal.Principal, connectionId: string) =>
-  principal._tag === "TokenPrincipal" && principal.tenants?.[connectionId] !== undefined
-
 /**
  * A tenant-scoped token may read a multi-tenant collection only with one of its tenants named as a
  * literal; cross-collection roots (`Explore`) are refused. Collections without tenants are unaffected.
@@ -101,9 +97,13 @@ const tenantScoped = (principal: Principal.Principal, connectionId: string) =>
 const checkTenantScope = (env: ToolEnv, connection: Connection, query: GraphqlEditor.ValidQuery) =>
   Effect.gen(function*() {
     const principal = yield* Principal.CurrentPrincipal
-    if (!tenantScoped(principal, connection.id)) return
+    if (!Principal.isTenantScoped(principal, connection.id)) return
+    const uses = GraphqlEditor.collectionsUsed(query)
+    if (uses === undefined) {
+      return yield* new Forbidden({ message: "Forbidden: a tenant-scoped token cannot run a query whose fragments nest this deep" })
+    }
     const collections = yield* env.driver.listCollections(connection)
-    for (const use of GraphqlEditor.collectionsUsed(query)) {
+    for (const use of uses) {
       if (use.root !== "Get" && use.root !== "Aggregate") {
         return yield* new Forbidden({ message: `Forbidden: a tenant-scoped token cannot run ${use.root} queries` })
       }
@@ -216,7 +216,7 @@ export const executeQuery = (env: ToolEnv) =>
         }
         const connection = yield* open(env, input.connection_id, classification.isWrite ? "write" : "read")
         if (InputRequired.is(connection)) return connection
-        if (tenantScoped(yield* Principal.CurrentPrincipal, connection.id)) {
+        if (Principal.isTenantScoped(yield* Principal.CurrentPrincipal, connection.id)) {
           return yield* new Forbidden({
             message: "Forbidden: a tenant-scoped token cannot use the REST console on this connection (it reaches every " +
               "tenant); use GraphQL or the row tools with tenant"

@@ -235,6 +235,17 @@ layer(harnessLayer({}, setup), { excludeTestServices: true, timeout: "3 minutes"
         protocolError(await call(h, "confirm_destructive_operation", { table: "Doc", confirm: "Doc", operation: "drop_table" }, { principal: p }), -33007)
       }))
 
+    it.effect("a query that hides its tenant is refused: the tenant named twice, or collections behind fragments nested too deep to follow", () =>
+      test(async (h) => {
+        const p = scoped(h)
+        protocolError(await call(h, "execute_query", { query: "{ Get { Doc(tenant: \"acme\", tenant: \"globex\") { title } } }" }, { principal: p }), -33007)
+        // 20 nested inline fragments around Get: past what the check follows, so the query is refused.
+        const nested = `{ ${"... on Query { ".repeat(20)}Get { Doc(tenant: "globex") { title } }${" }".repeat(20)} }`
+        protocolError(await call(h, "execute_query", { query: nested }, { principal: p }), -33007)
+        // For a token that is not tenant-scoped the query goes to the server, which decides (here: it refuses it).
+        toolError(await call(h, "execute_query", { query: nested, tenant: "acme" }), "query_failed")
+      }))
+
     it.effect("collections without tenants are unaffected", () =>
       test(async (h) => {
         const p = scoped(h)
