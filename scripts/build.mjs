@@ -28,13 +28,22 @@ export const buildCli = async () => {
     // No source map: one for a bundle of every dependency weighs 12 MB (2 MB without sources), and
     // the library's own modules in dist/ carry small maps of their own.
     sourcemap: false,
+    // Whitespace and comments out, identifiers kept (stack traces and profiles stay readable): the
+    // bundle is 3.5 MB instead of 4.9, and V8 keeps its source as a one-byte string (a comment with one
+    // non-ASCII character made the whole source two-byte: 9.8 MB of heap). Idle RSS 112 → 105 MB.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    charset: "ascii",
+    // Licence comments go to dist/weaviate-mcp.mjs.LEGAL.txt (kept in the package, out of the source V8 holds).
+    legalComments: "external",
     logLevel: "warning"
   })
-  const [file] = result.outputFiles
-  const temporary = `${outfile}.${process.pid}.tmp`
   mkdirSync(new URL("../dist", import.meta.url), { recursive: true })
-  writeFileSync(temporary, file.contents)
-  renameSync(temporary, outfile)
+  for (const file of result.outputFiles) {
+    const temporary = `${file.path}.${process.pid}.tmp`
+    writeFileSync(temporary, file.contents)
+    renameSync(temporary, file.path)
+  }
   return result
 }
 

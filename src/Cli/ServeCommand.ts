@@ -56,6 +56,10 @@ const options = {
     Options.withDescription("Seconds a schema read may take (default 15; 0 = no bound)"),
     Options.optional
   ),
+  schemaCacheMs: Options.integer("schema-cache-ms").pipe(
+    Options.withDescription("Milliseconds a collection read from the schema is reused (default 2000; 0 = read it on every call)"),
+    Options.optional
+  ),
   logLevel: Options.choice("log-level", ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"]).pipe(Options.optional),
   logFormat: Options.choice("log-format", ["text", "json"]).pipe(Options.optional),
   otlp: Options.text("otlp").pipe(
@@ -96,12 +100,16 @@ export const serveCommand = Command.make("serve", options, (flags) =>
       authLockout: flags.authLockout,
       healthTimeoutSeconds: flags.healthTimeout,
       schemaTimeoutSeconds: flags.schemaTimeout,
+      schemaCacheMs: flags.schemaCacheMs,
       logLevel: flags.logLevel,
       logFormat: flags.logFormat
     })
     if (Option.isSome(settings.port) && !(Number.isInteger(settings.port.value) && settings.port.value >= 0 && settings.port.value <= 65535)) {
       const field = Option.isSome(flags.port) ? "--port" : "the port setting (settings.json or WEAVIATE_MCP_PORT)"
       return yield* new UsageError({ message: `${field} must be a port number between 0 and 65535 (0 = any free port), got ${settings.port.value}` })
+    }
+    if (!(Number.isInteger(settings.schemaCacheMs) && settings.schemaCacheMs >= 0)) {
+      return yield* new UsageError({ message: `--schema-cache-ms must be a whole number of milliseconds, 0 or more (0 = no cache), got ${settings.schemaCacheMs}` })
     }
     for (const [flag, value] of [["--health-timeout", settings.healthTimeoutSeconds], ["--schema-timeout", settings.schemaTimeoutSeconds]] as const) {
       if (!(Number.isInteger(value) && value >= 0)) {

@@ -23,6 +23,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { InFlight } from "../Cancellation/InFlight.ts"
 import { ConnectionStore } from "../Driver/ConnectionStore.ts"
+import * as CollectionSchema from "../Driver/CollectionSchema.ts"
 import { Driver } from "../Driver/Driver.ts"
 import * as WeaviateHttp from "../Driver/WeaviateHttp.ts"
 import { Authenticator } from "../Auth/Authenticator.ts"
@@ -131,6 +132,7 @@ export const layer = <R = never>(
       healthMs: settings.healthTimeoutSeconds * 1000,
       schemaMs: settings.schemaTimeoutSeconds * 1000
     }),
+    Layer.succeed(CollectionSchema.CacheTtl, settings.schemaCacheMs),
     Lifecycle.layer
   )
   const authenticator = (settings.auth === "tokens" ? Authenticator.layerTokens : Authenticator.layerAnonymous).pipe(

@@ -48,6 +48,8 @@ export const ServeSettings = Config.all({
   healthTimeoutSeconds: Config.integer("healthTimeoutSeconds").pipe(Config.validate({ message: "must be 0 or more", validation: (n) => n >= 0 }), Config.withDefault(10)),
   /** Seconds a schema read may take (resource reads, completions, describe); `0` = no limit. */
   schemaTimeoutSeconds: Config.integer("schemaTimeoutSeconds").pipe(Config.validate({ message: "must be 0 or more", validation: (n) => n >= 0 }), Config.withDefault(15)),
+  /** Milliseconds a collection read from the schema is reused (`CollectionSchema.CacheTtl`); `0` = read every time. */
+  schemaCacheMs: Config.integer("schemaCacheMs").pipe(Config.validate({ message: "must be 0 or more", validation: (n) => n >= 0 }), Config.withDefault(2000)),
   logLevel: literal("logLevel", "all", "trace", "debug", "info", "warning", "error", "fatal", "none").pipe(Config.withDefault("info" as const)),
   logFormat: literal("logFormat", "text", "json").pipe(Config.withDefault("text" as const))
 })

@@ -5,9 +5,11 @@
  *
  * @since 0.1.0
  */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import { CollectionNotFound, type RequestError, UnexpectedResponse } from "./DriverError.ts"
-import type { WeaviateHttp } from "./WeaviateHttp.ts"
+import type { Request as HttpRequest, WeaviateHttp } from "./WeaviateHttp.ts"
 
 // ===== Models =====
 
@@ -259,3 +261,81 @@ export const get = (
       return found === undefined ? Effect.fail(new CollectionNotFound({ collection: name })) : Effect.succeed(found)
     })
   })
+
+// ===== Cache =====
+
+/**
+ * How long a collection read from the schema is reused (milliseconds; `0` = read it on every call).
+ * The driver reads it once when it is built. Default 2,000: a tool call, and the next few, cost one
+ * request to Weaviate instead of two, while a change made elsewhere shows within 2 s.
+ *
+ * @category cache
+ */
+export class CacheTtl extends Context.Reference<CacheTtl>()("weaviate-mcp/CollectionSchema/CacheTtl", {
+  defaultValue: () => 2_000
+}) {}
+
+/**
+ * The collections one connection's session has read, each reused for `ttlMs`. Only found collections
+ * are kept (a missing one is asked again). `afterRequest` is told of every request the session sends:
+ * a change to the schema (any write under `/v1/schema`) clears the cache, and so does an object write
+ * that may add properties (Weaviate's auto-schema), unless every property it names is already known.
+ *
+ * @category cache
+ */
+export interface Cache {
+  readonly get: (http: WeaviateHttp, name: string) => Effect.Effect<Collection, RequestError | CollectionNotFound>
+  readonly afterRequest: (request: HttpRequest) => void
+  readonly clear: () => void
+}
+
+/** @category cache */
+export const makeCache = (ttlMs: number): Cache => {
+  const entries = new Map<string, { readonly collection: Collection; readonly at: number }>()
+  const clear = () => entries.clear()
+  const cached = (http: WeaviateHttp, name: string) =>
+    Effect.flatMap(Clock.currentTimeMillis, (now) => {
+      const entry = entries.get(name)
+      if (entry !== undefined && now - entry.at < ttlMs && now >= entry.at) return Effect.succeed(entry.collection)
+      return Effect.tap(get(http, name), (collection) =>
+        Effect.sync(() => {
+          entries.set(name, { collection, at: now })
+          if (collection.name !== name) entries.set(collection.name, { collection, at: now })
+        }))
+    })
+  return {
+    get: ttlMs <= 0 ? get : cached,
+    clear,
+    afterRequest: (request) => {
+      if (entries.size === 0 || request.method === "GET" || request.method === "HEAD") return
+      const path = request.path.toLowerCase()
+      if (path === "/v1/graphql") return
+      if (path.startsWith("/v1/schema") || !knownProperties(entries, request)) clear()
+    }
+  }
+}
+
+/** Whether an object write only names properties the cached collections already have (no auto-schema change). */
+const knownProperties = (
+  entries: ReadonlyMap<string, { readonly collection: Collection }>,
+  request: HttpRequest
+): boolean => {
+  const path = request.path.toLowerCase()
+  if (!path.startsWith("/v1/objects") && !path.startsWith("/v1/batch/objects")) return false
+  if (request.method === "DELETE") return true
+  const json = request.body !== undefined && "json" in request.body ? request.body.json : undefined
+  const objects = path.startsWith("/v1/batch/objects")
+    ? (json as { readonly objects?: unknown } | undefined)?.objects
+    : [json]
+  if (!Array.isArray(objects)) return false
+  return objects.every((object) => {
+    if (typeof object !== "object" || object === null) return false
+    const { class: className, properties } = object as { readonly class?: unknown; readonly properties?: unknown }
+    const entry = typeof className === "string" ? entries.get(className) : undefined
+    if (entry === undefined) return false
+    if (properties === undefined) return true
+    if (typeof properties !== "object" || properties === null) return false
+    const names = new Set(entry.collection.properties.map((p) => p.name))
+    return Object.keys(properties).every((key) => names.has(key))
+  })
+}

@@ -207,8 +207,17 @@ interface Session {
   readonly id: string
   readonly fingerprint: string
   readonly http: WeaviateHttp.WeaviateHttp
+  /** The collections this session read (`CollectionSchema.CacheTtl`), cleared by its own schema writes. */
+  readonly schema: CollectionSchema.Cache
   readonly scope: Scope.CloseableScope
 }
+
+/** The session's HTTP, telling the schema cache of every request it sends (after it was sent). */
+const watched = (http: WeaviateHttp.WeaviateHttp, schema: CollectionSchema.Cache): WeaviateHttp.WeaviateHttp => ({
+  ...http,
+  request: (request) => Effect.ensuring(http.request(request), Effect.sync(() => schema.afterRequest(request))),
+  requestOk: (request) => Effect.ensuring(http.requestOk(request), Effect.sync(() => schema.afterRequest(request)))
+})
 
 const encodeConnection = Schema.encodeSync(Connection)
 
@@ -231,6 +240,7 @@ const fingerprintOf = (connection: Connection) => {
  */
 const makeSessions = Effect.gen(function*() {
   const sessions = yield* SynchronizedRef.make(new Map<string, Session>())
+  const ttlMs = yield* CollectionSchema.CacheTtl
 
   const close = (session: Session) => Scope.close(session.scope, Exit.void)
 
@@ -245,7 +255,8 @@ const makeSessions = Effect.gen(function*() {
         Scope.extend(scope),
         Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
       )
-      return { id: connection.id, fingerprint: fingerprintOf(connection), http, scope } satisfies Session
+      const schema = CollectionSchema.makeCache(ttlMs)
+      return { id: connection.id, fingerprint: fingerprintOf(connection), http: watched(http, schema), schema, scope } satisfies Session
     })
 
   const drop = (id: string) =>
@@ -262,14 +273,14 @@ const makeSessions = Effect.gen(function*() {
       const existing = map.get(connection.id)
       const fingerprint = fingerprintOf(connection)
       if (existing !== undefined && existing.fingerprint === fingerprint) {
-        return Effect.succeed([existing.http, map] as const)
+        return Effect.succeed([existing, map] as const)
       }
       return Effect.gen(function*() {
         if (existing !== undefined) yield* close(existing)
         const session = yield* open(connection)
         const next = new Map(map)
         next.set(connection.id, session)
-        return [session.http, next] as const
+        return [session, next] as const
       })
     })
 
@@ -286,13 +297,13 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
 
     const resolve = (ref: ConnectionRef) => typeof ref === "string" ? store.get(ref) : Effect.succeed(ref)
 
-    const http = (ref: ConnectionRef) => Effect.flatMap(resolve(ref), sessionFor)
+    const http = (ref: ConnectionRef) => Effect.map(Effect.flatMap(resolve(ref), sessionFor), (session) => session.http)
 
     /** Runs `f` on the connection's session; an authentication failure drops the session. */
-    const withHttp = <A, E, R>(ref: ConnectionRef, f: (http: WeaviateHttp.WeaviateHttp, connection: Connection) => Effect.Effect<A, E, R>) =>
+    const withSession = <A, E, R>(ref: ConnectionRef, f: (session: Session, connection: Connection) => Effect.Effect<A, E, R>) =>
       Effect.flatMap(resolve(ref), (connection) =>
         sessionFor(connection).pipe(
-          Effect.flatMap((h) => f(h, connection)),
+          Effect.flatMap((session) => f(session, connection)),
           Effect.tapError((error) =>
             typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "AuthenticationFailed"
               ? drop(connection.id)
@@ -300,11 +311,17 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
           )
         ))
 
+    const withHttp = <A, E, R>(ref: ConnectionRef, f: (http: WeaviateHttp.WeaviateHttp, connection: Connection) => Effect.Effect<A, E, R>) =>
+      withSession(ref, (session, connection) => f(session.http, connection))
+
+    /** Runs `f` on a collection of the connection (read through the session's schema cache). */
     const withCollection = <A, E, R>(
       name: ConnectionRef,
       table: string,
-      f: (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection) => Effect.Effect<A, E, R>
-    ) => withHttp(name, (h) => Effect.flatMap(CollectionSchema.get(h, table), (collection) => f(h, collection)))
+      f: (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection, connection: Connection) => Effect.Effect<A, E, R>
+    ) =>
+      withSession(name, ({ http: h, schema }, connection) =>
+        Effect.flatMap(schema.get(h, table), (collection) => f(h, collection, connection)))
 
     /** Runs `f` on a collection and the tenant checked for it (`Tenants.check`), before any data request. */
     const withTenant = <A, E, R>(
@@ -314,9 +331,8 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       purpose: Tenants.Purpose,
       f: (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection, tenant: string | undefined) => Effect.Effect<A, E, R>
     ) =>
-      withHttp(name, (h, connection) =>
-        Effect.flatMap(CollectionSchema.get(h, table), (collection) =>
-          Effect.flatMap(Tenants.check(h, connection.id, collection, tenant, purpose), (checked) => f(h, collection, checked))))
+      withCollection(name, table, (h, collection, connection) =>
+        Effect.flatMap(Tenants.check(h, connection.id, collection, tenant, purpose), (checked) => f(h, collection, checked)))
 
     const health = Effect.fn("Driver.health")((name: ConnectionRef) => withHttp(name, (h) => checkHealth(h)))
 
@@ -369,11 +385,10 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
         withTenant(name, table, edit.tenant, edit._tag === "insert" ? "insert" : "write", (_, c, tenant) =>
           Effect.succeed(RowEdits.planFor(c, { ...edit, tenant }))),
       tenants: (name, table) =>
-        withHttp(name, (h, connection) =>
-          Effect.flatMap(CollectionSchema.get(h, table), (collection) =>
-            collection.multiTenancy
-              ? Effect.map(Tenants.visible(h, connection.id, collection), (tenants) => ({ collection, tenants }))
-              : Effect.fail<RequestError | TenantError>(new TenantRefused({ collection: collection.name, reason: "not_multi_tenant" })))),
+        withCollection(name, table, (h, collection, connection) =>
+          collection.multiTenancy
+            ? Effect.map(Tenants.visible(h, connection.id, collection), (tenants) => ({ collection, tenants }))
+            : Effect.fail<RequestError | TenantError>(new TenantRefused({ collection: collection.name, reason: "not_multi_tenant" }))),
       resolveTenant: (name, table, tenant, purpose) =>
         withTenant(name, table, tenant, purpose, (_, collection, checked) => Effect.succeed({ collection, tenant: checked })),
       planDestructive: (name, table, operation) =>
