@@ -11,7 +11,8 @@
  *   terminal's width; concurrent prompts wait their turn.
  * - `deny`: no dialog exists; every question is refused (the flows report `user_cancelled`).
  * - `exec`: the user's `--approval-command`, run through the shell, with the request as JSON on
- *   stdin; exit code 0 approves, anything else denies.
+ *   stdin; exit code 0 approves, anything else denies. It is started by a small resident helper
+ *   (`Spawner`), so the daemon does not fork itself per approval.
  *
  * A question that is not answered within the time-out (120 s by default) is a denial. Interrupting
  * `confirm` (client gone, call cancelled, daemon stopping) kills the dialog process.
@@ -27,6 +28,7 @@ import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as NodeReadline from "node:readline"
+import * as Spawner from "./Spawner.js"
 import { type DialogRequest, COLUMNS, contextLines, dialogParts, dialogText, oneLine, WINDOW, wrapProse } from "./DialogText.js"
 
 // ===== Models =====
@@ -92,8 +94,11 @@ export class Dialog extends Context.Tag("weaviate-mcp/Approval/Dialog")<Dialog, 
     confirm: () => Effect.succeed(false)
   }
 
-  static readonly makeExec = (command: string, options: Options = {}): DialogService =>
-    withTimeout({ kind: "exec", interactive: true, confirm: (request) => exec(command, request) }, options)
+  static readonly makeExec = (command: string, options: Options = {}): DialogService => {
+    // One resident launcher per service: the daemon never forks itself per approval (see `Spawner`).
+    const spawner = Spawner.make()
+    return withTimeout({ kind: "exec", interactive: true, confirm: (request) => exec(spawner, command, request) }, options)
+  }
 
   static readonly makeNative = (tool: NativeTool, options: Options = {}): DialogService =>
     withTimeout({ kind: "native", interactive: true, confirm: (request) => native(tool, request) }, options)
@@ -382,11 +387,11 @@ const native = (tool: NativeTool, request: DialogRequest) => {
   )
 }
 
-const exec = (command: string, request: DialogRequest) =>
-  Effect.map(
-    runChild({ command, args: [], shell: true, stdin: JSON.stringify(request) }),
-    ({ code }) => code === 0
-  ).pipe(Effect.withSpan("Dialog.exec"))
+const exec = (spawner: Spawner.Spawner, command: string, request: DialogRequest) =>
+  Effect.flatMap(spawner.run(command, JSON.stringify(request)), ({ code, error }) =>
+    error === undefined
+      ? Effect.succeed(code === 0)
+      : Effect.as(Effect.logWarning(`Approval dialog ${command} could not run: ${error}`), false)).pipe(Effect.withSpan("Dialog.exec"))
 
 /** An unanswered question is a denial; the timed-out question is interrupted (its process killed). */
 const timed = (question: Effect.Effect<boolean>, options: Options) =>

@@ -40,6 +40,16 @@ describe("Dialog exec (--approval-command)", () => {
       assert.isFalse(yield* Dialog.makeExec("kill -TERM $$").confirm(sampleRequest))
     }))
 
+  it.live("the daemon does not fork itself per approval: the command's parent is the resident helper, the same for every question", () =>
+    Effect.gen(function*() {
+      const file = NodePath.join(tempDir(), "parents")
+      const dialog = Dialog.makeExec(`echo $PPID >> '${file}'`)
+      for (let i = 0; i < 3; i++) assert.isTrue(yield* dialog.confirm(sampleRequest))
+      const parents = NodeFs.readFileSync(file, "utf8").trim().split("\n").map(Number)
+      assert.strictEqual(new Set(parents).size, 1)
+      assert.notStrictEqual(parents[0], process.pid)
+    }))
+
   it.live("a command that cannot run denies", () =>
     Effect.map(Dialog.makeExec("/nonexistent/approval-program").confirm(sampleRequest), (approved) => assert.isFalse(approved)))
 
