@@ -22,7 +22,8 @@ describe("invalid settings are usage errors: exit 2, one plain line naming the f
     [["connections", "add", "--name", "a", "--url", "https://host:443/v1"], "--url", "no path"],
     [["serve", "--port", "99999"], "--port", "between 0 and 65535"],
     [["serve", "--port", "0", "--health-timeout", "-1"], "--health-timeout", "0 or more"],
-    [["serve", "--port", "0", "--schema-timeout", "-5"], "--schema-timeout", "0 or more"]
+    [["serve", "--port", "0", "--schema-timeout", "-5"], "--schema-timeout", "0 or more"],
+    [["serve", "--port", "0", "--schema-cache-ms", "-1"], "--schema-cache-ms", "0 or more"]
   ])("%j", async (args, field, fix) => {
     const r = await Cli.run([...args, "--home", TestHome.tempDirSync()])
     expect(r.code, r.stderr).toBe(2)
