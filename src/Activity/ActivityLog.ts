@@ -22,7 +22,6 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
-import * as NodeFsSync from "node:fs"
 import * as NodeFs from "node:fs/promises"
 import { Home } from "../Base/Home.ts"
 import * as Line from "./ActivityLine.ts"
@@ -110,7 +109,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
             text += line.text + "\n"
             next = line.hash
           }
-          yield* Effect.try(() => appendOnce(path, text)).pipe(
+          yield* Effect.tryPromise(() => appendOnce(path, text)).pipe(
             Effect.tap(() =>
               Effect.sync(() => {
                 prev = next
@@ -195,14 +194,21 @@ const readIfExists = (path: string) =>
     })
   ).pipe(Effect.catchAll((error) => Effect.as(Effect.logError("cannot read activity.log", String(error.error)), "")))
 
-/**
- * Appends whole lines with one write on an `O_APPEND` descriptor (mode 0600: the log names clients and
- * principals). Synchronous on purpose: a local append of a batch takes microseconds, while the
- * promise API's open, write and close cost three thread-pool round trips and a file-handle object per
- * batch (measured: about 5% of the daemon's CPU per tool call). The file is opened each time, so a
- * log pruned, moved or deleted meanwhile is followed.
- */
-const appendOnce = (path: string, text: string) => NodeFsSync.appendFileSync(path, text, { mode: 0o600 })
+/** Appends whole lines with one write on an `O_APPEND` descriptor (mode 0600: the log names clients and principals). */
+const appendOnce = async (path: string, text: string) => {
+  const handle = await NodeFs.open(path, "a", 0o600)
+  try {
+    const bytes = Buffer.from(text, "utf8")
+    let offset = 0
+    // A regular file takes the whole buffer in one write; the loop only guards against a short write.
+    while (offset < bytes.length) {
+      const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset)
+      offset += bytesWritten
+    }
+  } finally {
+    await handle.close()
+  }
+}
 
 const replace = async (path: string, text: string) => {
   const temp = `${path}.${process.pid}.tmp`
