@@ -96,7 +96,7 @@ export class Dialog extends Context.Tag("weaviate-mcp/Approval/Dialog")<Dialog, 
 
   static readonly makeExec = (command: string, options: Options = {}): DialogService => {
     // One resident launcher per service: the daemon never forks itself per approval (see `Spawner`).
-    const spawner = Spawner.make()
+    const spawner = Spawner.make({ direct: (cmd, input) => runDirect(cmd, input) })
     return withTimeout({ kind: "exec", interactive: true, confirm: (request) => exec(spawner, command, request) }, options)
   }
 
@@ -386,6 +386,10 @@ const native = (tool: NativeTool, request: DialogRequest) => {
     Effect.withSpan("Dialog.native", { attributes: { tool } })
   )
 }
+
+/** The command started by the daemon itself (where the helper cannot run). */
+const runDirect = (command: string, input: string): Effect.Effect<Spawner.Outcome> =>
+  Effect.map(runChild({ command, args: [], shell: true, stdin: input }), ({ code }) => ({ code }))
 
 const exec = (spawner: Spawner.Spawner, command: string, request: DialogRequest) =>
   Effect.flatMap(spawner.run(command, JSON.stringify(request)), ({ code, error }) =>

@@ -88,12 +88,33 @@ const KILL_GRACE_MS = 2_000
 
 type Settle = (outcome: Outcome) => void
 
+/** @category models */
+export interface Options {
+  /**
+   * Runs the command directly when no helper can run: the runtime is not Node itself (`node -e`
+   * would not work with its `execPath`), or the helper failed to start.
+   */
+  readonly direct: (command: string, input: string) => Effect.Effect<Outcome>
+  /** Whether this runtime can run the helper; default: plain Node (not Electron, not Bun). */
+  readonly helperAvailable?: boolean
+  /** The Node executable of the helper; default `process.execPath`. */
+  readonly nodePath?: string
+}
+
+/** Whether `process.execPath` is a plain Node that runs `node -e`. */
+const plainNode = (): boolean => {
+  const versions = process.versions as Record<string, string | undefined>
+  return process.release?.name === "node" && versions.electron === undefined && versions.bun === undefined
+}
+
 /**
  * A spawner with its own helper (started on first use).
  *
  * @category constructors
  */
-export const make = (): Spawner => {
+export const make = (options: Options): Spawner => {
+  // Once the helper could not start, every run goes direct: an approval never waits on a broken helper.
+  let direct = options.helperAvailable === undefined ? !plainNode() : !options.helperAvailable
   let helper: NodeChildProcess.ChildProcessByStdio<import("node:stream").Writable, import("node:stream").Readable, null> | undefined
   const pending = new Map<number, Settle>()
   let nextId = 0
@@ -110,7 +131,7 @@ export const make = (): Spawner => {
     const env: NodeJS.ProcessEnv = { ...process.env }
     if (env.NODE_OPTIONS !== undefined) env.WEAVIATE_MCP_SPAWNER_NODE_OPTIONS = env.NODE_OPTIONS
     delete env.NODE_OPTIONS
-    const child = NodeChildProcess.spawn(process.execPath, ["-e", HELPER], { stdio: ["pipe", "pipe", "ignore"], env, windowsHide: true })
+    const child = NodeChildProcess.spawn(options.nodePath ?? process.execPath, ["-e", HELPER], { stdio: ["pipe", "pipe", "ignore"], env, windowsHide: true })
     helper = child
     // The helper never keeps the daemon alive: it ends when the daemon's side of its input closes.
     child.unref()
@@ -133,7 +154,10 @@ export const make = (): Spawner => {
         ...(typeof message.error === "string" ? { error: message.error } : {})
       })
     })
-    child.once("error", (error) => stopped(child, `the approval helper could not run: ${error.message}`))
+    child.once("error", (error) => {
+      direct = true
+      stopped(child, `the approval helper could not run: ${error.message}`)
+    })
     child.once("exit", () => stopped(child, "the approval helper stopped"))
     return child
   }
@@ -143,7 +167,7 @@ export const make = (): Spawner => {
     child.stdin.write(`${JSON.stringify(message)}\n`)
   }
 
-  const run = (command: string, input: string) =>
+  const viaHelper = (command: string, input: string) =>
     Effect.async<Outcome>((resume) => {
       const id = nextId++
       pending.set(id, (outcome) => resume(Effect.succeed(outcome)))
@@ -155,6 +179,17 @@ export const make = (): Spawner => {
         send({ kill: id, graceMs: KILL_GRACE_MS })
       })
     })
+
+  const run = (command: string, input: string): Effect.Effect<Outcome> =>
+    Effect.suspend(() =>
+      direct
+        ? options.direct(command, input)
+        : Effect.flatMap(viaHelper(command, input), (outcome) =>
+          // The helper failed to start under this run: run it directly instead of denying.
+          direct && outcome.error !== undefined && outcome.error.startsWith("the approval helper could not run")
+            ? options.direct(command, input)
+            : Effect.succeed(outcome))
+    )
 
   return { run, helperPid: () => helper?.pid }
 }

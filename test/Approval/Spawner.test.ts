@@ -10,12 +10,15 @@ import * as NodePath from "node:path"
 import * as Spawner from "../../src/Approval/Spawner.js"
 import { isAlive, pollUntil, readIfExists, tempDir } from "./support.js"
 
+/** The helper must do the work in these tests: a direct run fails the test. */
+const notDirect = () => Effect.dieMessage("the command was run directly, not by the helper")
+
 const parentsIn = (file: string) => NodeFs.readFileSync(file, "utf8").trim().split("\n").map(Number)
 
 describe("Spawner", () => {
   it.live("the command is started by one resident helper, not by the daemon: every run has the same parent, which is not this process", () =>
     Effect.gen(function*() {
-      const spawner = Spawner.make()
+      const spawner = Spawner.make({ direct: notDirect })
       const file = NodePath.join(tempDir(), "parents")
       for (let i = 0; i < 5; i++) {
         const outcome = yield* spawner.run(`echo $PPID >> '${file}'`, "{}")
@@ -30,7 +33,7 @@ describe("Spawner", () => {
 
   it.live("runs in parallel: eight commands that each wait for all the others finish together", () =>
     Effect.gen(function*() {
-      const spawner = Spawner.make()
+      const spawner = Spawner.make({ direct: notDirect })
       const dir = tempDir()
       // Each command marks itself, then waits (bounded) until eight marks exist: run one at a time, none could finish.
       const command = (i: number) =>
@@ -41,7 +44,7 @@ describe("Spawner", () => {
 
   it.live("the input reaches the command's stdin unchanged, and the exit code is reported", () =>
     Effect.gen(function*() {
-      const spawner = Spawner.make()
+      const spawner = Spawner.make({ direct: notDirect })
       const out = NodePath.join(tempDir(), "in")
       const input = JSON.stringify({ statement: "POST /v1/objects\n{\"title\":\"é $(touch /tmp/x) \\u0000\"}" })
       assert.strictEqual((yield* spawner.run(`cat > '${out}'`, input)).code, 0)
@@ -54,7 +57,7 @@ describe("Spawner", () => {
       const before = process.env.NODE_OPTIONS
       process.env.NODE_OPTIONS = "--no-deprecation"
       try {
-        const spawner = Spawner.make()
+        const spawner = Spawner.make({ direct: notDirect })
         const out = NodePath.join(tempDir(), "env")
         assert.strictEqual((yield* spawner.run(`printf '%s' "$NODE_OPTIONS" > '${out}'`, "")).code, 0)
         assert.strictEqual(NodeFs.readFileSync(out, "utf8"), "--no-deprecation")
@@ -66,7 +69,7 @@ describe("Spawner", () => {
 
   it.live("a helper that dies denies what it was running (no exit code) and the next run starts a new helper", () =>
     Effect.gen(function*() {
-      const spawner = Spawner.make()
+      const spawner = Spawner.make({ direct: notDirect })
       const pidFile = NodePath.join(tempDir(), "pid")
       const fiber = yield* Effect.fork(spawner.run(`echo $$ > '${pidFile}'; exec sleep 600`, ""))
       const commandPid = Number(yield* pollUntil("the command to start", () => readIfExists(pidFile)))
@@ -84,12 +87,30 @@ describe("Spawner", () => {
 
   it.live("interrupting a run kills the command and completes once it has exited", () =>
     Effect.gen(function*() {
-      const spawner = Spawner.make()
+      const spawner = Spawner.make({ direct: notDirect })
       const pidFile = NodePath.join(tempDir(), "pid")
       const fiber = yield* Effect.fork(spawner.run(`echo $$ > '${pidFile}'; exec sleep 600`, ""))
       const pid = Number(yield* pollUntil("the command to start", () => readIfExists(pidFile)))
       assert.isTrue(isAlive(pid))
       yield* Fiber.interrupt(fiber)
       assert.isFalse(isAlive(pid))
+    }))
+
+  it.live("where no helper can run (not plain Node), the command runs directly, with the same contract", () =>
+    Effect.gen(function*() {
+      const direct: Array<string> = []
+      const spawner = Spawner.make({ helperAvailable: false, direct: (command) => Effect.sync(() => (direct.push(command), { code: 0 })) })
+      assert.strictEqual((yield* spawner.run("exit 5", "{}")).code, 0)
+      assert.deepStrictEqual(direct, ["exit 5"])
+      assert.isUndefined(spawner.helperPid())
+    }))
+
+  it.live("a helper that cannot start (no such Node) makes the run, and every later run, go direct instead of denying", () =>
+    Effect.gen(function*() {
+      const direct: Array<string> = []
+      const spawner = Spawner.make({ nodePath: "/nonexistent/node", direct: (command) => Effect.sync(() => (direct.push(command), { code: 0 })) })
+      assert.strictEqual((yield* spawner.run("first", "{}")).code, 0)
+      assert.strictEqual((yield* spawner.run("second", "{}")).code, 0)
+      assert.deepStrictEqual(direct, ["first", "second"])
     }))
 })
