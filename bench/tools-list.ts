@@ -66,9 +66,9 @@ const daemon = (auth: "tokens" | "off") => {
     })
   })).pipe(Layer.provide(Layer.effect(Home, Home.make(home))))
   // The operational log as `serve` writes it (logfmt, info, every line redacted), to a file in the
-  // home instead of the terminal: one write per line, as to a journal or a redirected stderr.
+  // home instead of the terminal, batched per tick as `serve` batches its stderr.
   const logFd = NodeFs.openSync(NodePath.join(home, "serve.log"), "a", 0o600)
-  const logging = Logging.layer({ format: "text", level: "info", sink: { write: (line) => void NodeFs.writeSync(logFd, `${line}\n`) } })
+  const logging = Logging.layer({ format: "text", level: "info", sink: Logging.batchedSink((text) => void NodeFs.writeSync(logFd, text)) })
   const runtime = ManagedRuntime.make(Layer.provide(layer, logging))
   return {
     runtime,

@@ -17,6 +17,7 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { RateLimited } from "../Schema/McpErrors.ts"
@@ -76,8 +77,13 @@ export class RateLimiter extends Context.Tag("weaviate-mcp/RateLimiter")<RateLim
   /** How many principals and addresses are tracked (memory bound checks). */
   readonly size: Effect.Effect<{ readonly principals: number; readonly addresses: number }>
 }>() {
+  /**
+   * The clock is the one of the fiber that builds the limiter (the live clock in the daemon, a test's
+   * `TestClock` in a test that builds it): `consume` reads it without a fiber, so that a request whose
+   * authentication is decided at once needs none (see `Authenticator`).
+   */
   static readonly make = (options: Options = {}) =>
-    Effect.sync(() => {
+    Effect.map(Effect.clock, (clock) => {
       const rate = options.requestsPerSecond ?? DEFAULT_REQUESTS_PER_SECOND
       const burst = Math.max(1, options.burst ?? rate * 2)
       const lockoutAfter = options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE
@@ -124,11 +130,11 @@ export class RateLimiter extends Context.Tag("weaviate-mcp/RateLimiter")<RateLim
         return Option.some(inWindow[inWindow.length - lockoutAfter]! + LOCKOUT_WINDOW_MS - now)
       }
 
-      // Untraced: every authenticated request takes from its bucket, and a span with a stack capture
-      // per call costs more than the bucket arithmetic many times over.
-      const consume = Effect.fnUntraced(function*(principalId: string) {
-        if (rate <= 0) return
-        const now = yield* Clock.currentTimeMillis
+      // Every authenticated request takes from its bucket: synchronous, and its outcome an `Exit`
+      // (`Effect.void` or `Exit.fail`), so the caller can read it without running a fiber.
+      const consume = (principalId: string): Effect.Effect<void, RateLimited> => {
+        if (rate <= 0) return Effect.void
+        const now = clock.unsafeCurrentTimeMillis()
         let bucket = buckets.get(principalId)
         if (bucket === undefined) {
           if (buckets.size >= maxEntries) sweepBuckets(now)
@@ -138,10 +144,12 @@ export class RateLimiter extends Context.Tag("weaviate-mcp/RateLimiter")<RateLim
         touch(buckets, principalId, bucket)
         if (bucket.tokens >= 1) {
           bucket.tokens -= 1
-          return
+          return Effect.void
         }
-        return yield* rateLimited("rate", ((1 - bucket.tokens) * 1000) / rate)
-      })
+        // `Exit.fail`, not `Effect.fail`: the latter attaches the current span to an error object, which
+        // needs a fiber.
+        return Exit.fail(rateLimited("rate", ((1 - bucket.tokens) * 1000) / rate))
+      }
 
       const checkLockout = Effect.fn("RateLimiter.checkLockout")(function*(address: string) {
         const now = yield* Clock.currentTimeMillis

@@ -394,6 +394,8 @@ export class TokenStore extends Context.Tag("weaviate-mcp/TokenStore")<TokenStor
       const writeLock = yield* Effect.makeSemaphore(1)
       const reloadLock = yield* Effect.makeSemaphore(1)
       const snapshotRef = yield* SubscriptionRef.make<Snapshot>(emptySnapshot)
+      // The installed snapshot, also as a plain value: `verify` reads it without a fiber.
+      let installed: Snapshot = emptySnapshot
       const revocationHub = yield* Effect.acquireRelease(PubSub.unbounded<string>(), PubSub.shutdown)
       let lastStat = ""
 
@@ -414,6 +416,7 @@ export class TokenStore extends Context.Tag("weaviate-mcp/TokenStore")<TokenStor
         Effect.gen(function*() {
           const previous = yield* SubscriptionRef.get(snapshotRef)
           yield* SubscriptionRef.set(snapshotRef, next)
+          installed = next
           const revoked = revokedBetween(previous, next)
           if (revoked.length > 0) yield* PubSub.publishAll(revocationHub, revoked)
         })
@@ -467,17 +470,18 @@ export class TokenStore extends Context.Tag("weaviate-mcp/TokenStore")<TokenStor
         return yield* mutate((file, now) => revokeIn(file, id, now))
       })
 
-      // Runs on every authenticated request: untraced (a traced Effect.fn costs a span and a stack capture).
-      const verify = Effect.fnUntraced(function*(token: string) {
-        const snapshot = yield* SubscriptionRef.get(snapshotRef)
-        const entry = Option.flatMap(parseTokenId(token), (id) => Option.fromNullable(snapshot.entries.get(id)))
+      // Runs on every authenticated request: synchronous, its outcome an `Exit` (no fiber, no span).
+      const verify = (token: string): Effect.Effect<Option.Option<TokenInfo>> => {
+        const entry = Option.flatMap(parseTokenId(token), (id) => Option.fromNullable(installed.entries.get(id)))
         if (Option.isNone(entry)) {
           // Do the same work for an unknown id as for a known one.
           digestsEqual(digestOf(DUMMY_SALT, token), DUMMY_DIGEST)
-          return Option.none<TokenInfo>()
+          return Effect.succeed(Option.none<TokenInfo>())
         }
-        return digestsEqual(digestOf(entry.value.salt, token), entry.value.digest) ? Option.some(entry.value.info) : Option.none<TokenInfo>()
-      })
+        return Effect.succeed(
+          digestsEqual(digestOf(entry.value.salt, token), entry.value.digest) ? Option.some(entry.value.info) : Option.none<TokenInfo>()
+        )
+      }
 
       yield* reload
 

@@ -35,7 +35,45 @@ export interface Sink {
   readonly write: (line: string) => void
 }
 
-const stderrSink: Sink = { write: (line) => process.stderr.write(line + "\n") }
+/** Buffers waiting for their flush, all written at process exit at the latest. */
+const unflushed = new Set<() => void>()
+let exitHook = false
+
+/**
+ * A sink that writes the lines of one tick together (`write` receives whole lines, each ending in a
+ * newline): under load the per-request lines of a batch cost one write instead of one each (measured:
+ * about 5 µs per `tools/list` with stderr redirected to a file). Lines keep their order; whatever is
+ * still buffered is written when the process exits.
+ *
+ * @category constructors
+ */
+export const batchedSink = (write: (text: string) => void): Sink => {
+  let buffer = ""
+  const flush = () => {
+    unflushed.delete(flush)
+    if (buffer.length === 0) return
+    const text = buffer
+    buffer = ""
+    write(text)
+  }
+  if (!exitHook) {
+    exitHook = true
+    process.once("exit", () => {
+      for (const pending of Array.from(unflushed)) pending()
+    })
+  }
+  return {
+    write: (line) => {
+      if (buffer.length === 0) {
+        unflushed.add(flush)
+        queueMicrotask(flush)
+      }
+      buffer += `${line}\n`
+    }
+  }
+}
+
+const stderrSink: Sink = batchedSink((text) => void process.stderr.write(text))
 
 /**
  * A logger that formats with Effect's logfmt or JSON logger, redacts, and writes one line.

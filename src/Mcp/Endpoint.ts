@@ -30,6 +30,7 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as Exit from "effect/Exit"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { identity } from "effect/Function"
@@ -417,8 +418,9 @@ const makeRunning = (deps: Deps, results: ReturnType<typeof makeResults>) => {
     return { _tag: "Stream", status: 200, headers: Sse.headers, body }
   }
 
-  const untilShutdown = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-    Effect.raceFirst(effect, Effect.zipRight(lifecycle.shutdown, Effect.fail(unavailable())))
+  // Built once: the error is made only when shutdown comes (an error object per request cost ~2% of a call's CPU).
+  const failOnShutdown = Effect.zipRight(lifecycle.shutdown, Effect.failSync(unavailable))
+  const untilShutdown = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.raceFirst(effect, failOnShutdown)
 
   const dispatch = (scope: Scope, prepared: Dispatcher.Prepared): Effect.Effect<HttpTransport.HttpResponse> => {
     const { id, meta, params, principal } = scope
@@ -456,7 +458,14 @@ const makeRunning = (deps: Deps, results: ReturnType<typeof makeResults>) => {
         reply._tag === "Result" && reply.serialized !== undefined
           ? Effect.succeed(bytesResponse(id, resultText(scope, reply, reply.serialized, trace)))
           : Effect.map(toResult(reply), (result) => successResponse(id, result))
-      // A reply known already (the static lists) needs no handler context.
+      // A reply known already (the static lists) needs no handler context, and no fiber when its
+      // response is known at once too.
+      if (prepared.reply !== undefined) {
+        const known = respond(prepared.reply)
+        if (Exit.isExit(known) && Exit.isSuccess(known as Exit.Exit<HttpTransport.HttpResponse, unknown>)) {
+          return Exit.succeed((known as Exit.Success<HttpTransport.HttpResponse, unknown>).value)
+        }
+      }
       const replied = prepared.reply === undefined ? run(() => Effect.void) : Effect.succeed(prepared.reply)
       return settle(id, Effect.flatMap(replied, respond), (response) => response)
     }
@@ -596,8 +605,17 @@ const makeIntake = (deps: Deps, methods: ReturnType<typeof makeMethods>) => {
 
   type AuthenticationError = Effect.Effect.Error<ReturnType<typeof authenticator.authenticate>>
 
-  const authenticate = (head: HttpTransport.RequestHead) =>
-    Effect.either(authenticator.authenticate({ authorization: head.headers.authorization, remoteAddress: head.remoteAddress }))
+  /** Authentication from the headers, as an `Either`; an outcome known at once stays an `Exit` (no fiber). */
+  const authenticate = (head: HttpTransport.RequestHead): Effect.Effect<Either.Either<Principal, AuthenticationError>> => {
+    const outcome = authenticator.authenticate({ authorization: head.headers.authorization, remoteAddress: head.remoteAddress })
+    if (Exit.isExit(outcome)) {
+      const exit = outcome as Exit.Exit<Principal, AuthenticationError>
+      if (Exit.isSuccess(exit)) return Exit.succeed(Either.right(exit.value))
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isSome(failure)) return Exit.succeed(Either.left(failure.value))
+    }
+    return Effect.either(outcome)
+  }
 
   /** The outcome of `admit`: authentication runs once per request, from the headers, before the body is read. */
   const authenticated = (request: HttpTransport.HttpRequest): Effect.Effect<Principal, AuthenticationError> =>
@@ -669,20 +687,21 @@ const makeIntake = (deps: Deps, methods: ReturnType<typeof makeMethods>) => {
       const refused = Effect.succeed(errorResponse(id, paused()))
       return observed === undefined ? refused : observed.end(refused)
     }
-    return authenticated(request).pipe(
-      Effect.matchEffect({
-        onFailure: (error) => Effect.succeed(errorResponse(id, error)),
-        onSuccess: (principal) => {
-          observed?.authenticated(principal)
-          const scope = { request, id, method: message.method, params, meta, principal }
-          if (Eras.isModern(meta, request.headers["mcp-protocol-version"])) {
-            return Eras.LEGACY_ONLY.has(message.method) ? Effect.succeed(errorResponse(id, methodNotFound(message.method))) : modern(scope)
-          }
-          return Eras.MODERN_ONLY.has(message.method) ? Effect.succeed(errorResponse(id, methodNotFound(message.method))) : legacy(scope)
-        }
-      }),
-      observed === undefined ? identity : observed.end
-    )
+    const onFailure = (error: AuthenticationError) => Effect.succeed(errorResponse(id, error))
+    const onSuccess = (principal: Principal) => {
+      observed?.authenticated(principal)
+      const scope = { request, id, method: message.method, params, meta, principal }
+      if (Eras.isModern(meta, request.headers["mcp-protocol-version"])) {
+        return Eras.LEGACY_ONLY.has(message.method) ? Effect.succeed(errorResponse(id, methodNotFound(message.method))) : modern(scope)
+      }
+      return Eras.MODERN_ONLY.has(message.method) ? Effect.succeed(errorResponse(id, methodNotFound(message.method))) : legacy(scope)
+    }
+    // Authenticated at admission (the usual case): answered without a fiber when the reply is known at once.
+    const admitted = request.admitted
+    const response = Either.isEither(admitted)
+      ? Either.isRight(admitted) ? onSuccess(admitted.right as Principal) : onFailure(admitted.left as AuthenticationError)
+      : Effect.matchEffect(authenticated(request), { onFailure, onSuccess })
+    return observed === undefined ? response : observed.end(response)
   }
 
   return { post, authenticate }
@@ -720,14 +739,19 @@ const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>) => {
     if (refused !== undefined) {
       return Effect.succeed({ _tag: "Admit", value: undefined, bodyCap: { bytes: REFUSED_BODY_BYTES, response: refused } })
     }
-    return Effect.map(authenticate(head), (outcome): HttpTransport.Admission =>
+    const toAdmission = (outcome: Either.Either<Principal, unknown>): HttpTransport.Admission =>
       Either.isRight(outcome)
         ? { _tag: "Admit", value: outcome }
         : {
           _tag: "Admit",
           value: outcome,
-          bodyCap: { bytes: REFUSED_BODY_BYTES, response: withCors(head.headers.origin, errorResponse(null, outcome.left)) }
-        })
+          bodyCap: { bytes: REFUSED_BODY_BYTES, response: withCors(head.headers.origin, errorResponse(null, outcome.left as McpError)) }
+        }
+    const outcome = authenticate(head)
+    // Known at once: the transport reads the admission without a fiber.
+    return Exit.isExit(outcome) && Exit.isSuccess(outcome as Exit.Exit<Either.Either<Principal, unknown>>)
+      ? Exit.succeed(toAdmission((outcome as Exit.Success<Either.Either<Principal, unknown>, never>).value))
+      : Effect.map(outcome, toAdmission)
   }
 
   const handle = (request: HttpTransport.HttpRequest): Effect.Effect<HttpTransport.HttpResponse> => {
@@ -735,7 +759,10 @@ const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>) => {
     if (refused !== undefined) return Effect.succeed(refused)
     const origin = request.headers.origin
     if (origin === undefined) return post(request)
-    return Effect.map(post(request), (response) => withCors(origin, response))
+    const response = post(request)
+    return Exit.isExit(response) && Exit.isSuccess(response as Exit.Exit<HttpTransport.HttpResponse>)
+      ? Exit.succeed(withCors(origin, (response as Exit.Success<HttpTransport.HttpResponse, never>).value))
+      : Effect.map(response, (r) => withCors(origin, r))
   }
 
   return HttpTransport.HttpHandler.of({

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as SubscriptionRef from "effect/SubscriptionRef"
@@ -40,6 +41,23 @@ const setup = (rate: RateOptions = {}) =>
 const bearer = (token: string) => ({ authorization: `Bearer ${token}`, remoteAddress: LOCAL })
 
 describe("Authenticator", () => {
+  describe("decided at once", () => {
+    it.scoped("an active token of the store within its rate is answered as an Exit (no fiber per request); the same principal as the effect", () =>
+      Effect.gen(function*() {
+        const { auth, store } = yield* setup({ requestsPerSecond: 1, burst: 1 })
+        const { token, info } = yield* store.create({ name: "ci", access: "readOnly" })
+        const first = auth.authenticate(bearer(token))
+        assert.isTrue(Exit.isExit(first), "an Exit, read without a fiber")
+        const principal = yield* first
+        assert.strictEqual(principal.id, info.id)
+        // Over its rate: refused at once too, with the same error as the effect would give.
+        const refused = auth.authenticate(bearer(token))
+        assert.isTrue(Exit.isExit(refused))
+        const error = yield* Effect.flip(refused)
+        assert.strictEqual(error._tag, "RateLimited")
+      }))
+  })
+
   describe("challenges", () => {
     it.scoped("no token: 401 -33009 with Bearer realm=\"weaviate-mcp\"", () =>
       Effect.gen(function*() {

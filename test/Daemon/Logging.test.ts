@@ -45,3 +45,32 @@ describe("logging", () => {
       assert.include(text, Redaction.REDACTED)
     }))
 })
+
+describe("the batched sink (serve's stderr)", () => {
+  it.live("the lines written in one tick reach the output in one write, in order, each ending in a newline", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      const sink = Logging.batchedSink((text) => writes.push(text))
+      sink.write("one")
+      sink.write("two")
+      sink.write("three")
+      assert.deepStrictEqual(writes, [], "nothing is written before the tick ends")
+      yield* Effect.promise(() => new Promise<void>((resolve) => queueMicrotask(resolve)))
+      assert.deepStrictEqual(writes, ["one\ntwo\nthree\n"])
+      sink.write("four")
+      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      assert.deepStrictEqual(writes, ["one\ntwo\nthree\n", "four\n"])
+    }))
+
+  it("whatever is still buffered is written when the process exits", async () => {
+    const { execFileSync } = await import("node:child_process")
+    const script = `
+      import * as Logging from ${JSON.stringify(new URL("../../src/Daemon/Logging.ts", import.meta.url).pathname)}
+      const sink = Logging.batchedSink((text) => process.stdout.write(text))
+      sink.write("last words")
+      process.exit(0)
+    `
+    const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" })
+    assert.strictEqual(out, "last words\n")
+  })
+})
