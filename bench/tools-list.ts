@@ -6,6 +6,9 @@
  * keep-alive connections, `DURATION_MS` per server after a 1 s warm-up (`bench/support/Wrk.ts`,
  * `bench/support/Cores.ts`). Measured in the same run:
  * - `node:http`: a bare server answering fixed bytes, as many as our `tools/list` response (the ceiling);
+ * - `lean-node`: plain `node:http` doing only the per-request work the contract asks (token HMAC,
+ *   header checks, JSON parse, a chained activity line and a log line per request), printed beside:
+ *   how close to the ceiling that work alone allows;
  * - ours with the default configuration: token authentication ON, the first-run token sent as a bearer
  *   token, rate limit off (64 connections of one principal would otherwise be limited, as they should);
  * - ours with `--auth off` (reported beside it);
@@ -25,6 +28,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
 import type * as NodeNet from "node:net"
@@ -44,7 +48,7 @@ const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 5000), 1
 const WARMUP_MS = 1000
 const CONNECTIONS = Math.min(Math.max(Number(process.env.CONNECTIONS ?? 64), 1), 64)
 const MODERN = "2026-07-28"
-const SERVERS = new Set((process.env.SERVERS ?? "node:http,ours,ours-auth-off,sdk-v2").split(",").map((name) => name.trim()))
+const SERVERS = new Set((process.env.SERVERS ?? "node:http,lean-node,ours,ours-auth-off,sdk-v2").split(",").map((name) => name.trim()))
 
 // ===== The servers =====
 
@@ -100,6 +104,57 @@ const bareServer = (body: Buffer) =>
       response.end(body)
     })
   })
+
+/**
+ * `lean-node`: plain `node:http` doing only the per-request work the contract asks of a `tools/list`,
+ * without any framework: the Host and protocol-version checks, the bearer token checked by HMAC
+ * against a salted digest, the JSON body parsed, the id spliced into the cached reply, one
+ * SHA-256-chained activity line and one log line per request (both appended to files once per tick).
+ * It shows how far the 0.6× target is reachable at all with that work.
+ */
+const leanServer = (reply: Buffer, token: string, dir: string) => {
+  const salt = NodeCrypto.randomBytes(16)
+  const digest = NodeCrypto.createHmac("sha256", salt).update(token).digest()
+  const activity = NodeFs.openSync(NodePath.join(dir, "lean-activity.log"), "a", 0o600)
+  const log = NodeFs.openSync(NodePath.join(dir, "lean-serve.log"), "a", 0o600)
+  // The reply without its id: `{"jsonrpc":"2.0","id":1,` is re-made per request.
+  const head = Buffer.from("{\"jsonrpc\":\"2.0\",\"id\":1,")
+  if (!reply.subarray(0, head.length).equals(head)) throw new Error("lean-node: the reply does not start with the expected id")
+  const rest = reply.subarray(head.length)
+  let previous = "0".repeat(64)
+  let activityLines = ""
+  let logLines = ""
+  const flush = () => {
+    NodeFs.write(activity, activityLines, () => {})
+    NodeFs.write(log, logLines, () => {})
+    activityLines = ""
+    logLines = ""
+  }
+  return NodeHttp.createServer((request, response) => {
+    const chunks: Array<Buffer> = []
+    request.on("data", (chunk: Buffer) => chunks.push(chunk))
+    request.on("end", () => {
+      const started = performance.now()
+      const refuse = (status: number) => (response.writeHead(status), response.end())
+      if (request.headers.host === undefined || request.headers["mcp-protocol-version"] !== MODERN) return refuse(400)
+      const bearer = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.authorization ?? "")
+      if (bearer === null) return refuse(401)
+      const presented = NodeCrypto.createHmac("sha256", salt).update(bearer[1]!).digest()
+      if (!NodeCrypto.timingSafeEqual(presented, digest)) return refuse(401)
+      const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: unknown; method: unknown }
+      if (message.method !== "tools/list") return refuse(400)
+      const id = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},`)
+      response.writeHead(200, { "content-type": "application/json", "content-length": id.length + rest.length })
+      response.write(id)
+      response.end(rest)
+      const line = JSON.stringify({ time: new Date().toISOString(), client: "weaviate-mcp-bench", method: "tools/list", outcome: "ok", prev: previous })
+      previous = NodeCrypto.createHash("sha256").update(line).digest("hex")
+      if (activityLines.length === 0) setImmediate(flush)
+      activityLines += `${line}\n`
+      logLines += `timestamp=${new Date().toISOString()} level=INFO message="mcp request" method=tools/list durationMs=${(performance.now() - started).toFixed(1)}\n`
+    })
+  })
+}
 
 /** The official SDK v2 server: `createMcpHandler` builds a server per request, as its docs show. */
 const sdkServer = (tools: ReadonlyArray<unknown>) => {
@@ -218,8 +273,13 @@ const main = async () => {
     const tools = (JSON.parse(response.toString("utf8")) as { result: { tools: ReadonlyArray<unknown> } }).result.tools
     const bare = bareServer(response)
     const sdk = sdkServer(tools)
-    servers.push(bare, sdk)
+    const bearer = /^Bearer (.+)$/.exec(ours.headers.authorization ?? "")?.[1] ?? ""
+    const leanDir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-lean-"))
+    homes.push(leanDir)
+    const lean = leanServer(response, bearer, leanDir)
+    servers.push(bare, sdk, lean)
     const bareTarget = modernRequest(await listen(bare), "node:http")
+    const leanTarget = { ...modernRequest(await listen(lean), "lean-node"), headers: { ...ours.headers } }
     const sdkTarget = modernRequest(await listen(sdk), "sdk-v2")
     const sdkBytes = (await fetchOnce(sdkTarget)).length
     console.log(
@@ -228,6 +288,7 @@ const main = async () => {
         `${NodeOs.cpus().length} CPUs (${NodeOs.cpus()[0]?.model ?? "unknown"})`
     )
     const baseline = SERVERS.has("node:http") ? await measure(bareTarget) : undefined
+    const leanMeasured = SERVERS.has("lean-node") ? await measure(leanTarget) : undefined
     const measured = SERVERS.has("ours") ? await measure(ours) : undefined
     const measuredOff = SERVERS.has("ours-auth-off") ? await measure(oursOff) : undefined
     const official = SERVERS.has("sdk-v2") ? await measure(sdkTarget) : undefined
@@ -237,6 +298,9 @@ const main = async () => {
       ...(measuredOff && baseline ? rowsFor(measuredOff, baseline, "node:http", "_auth_off") : [])
     ]
     for (const r of rows) console.log(`${r.metric} against ${r.baselineName}: ${r.ratio}`)
+    if (leanMeasured && baseline) {
+      console.log(`lean-node (the contract's per-request work, no framework) against node:http: ${round(leanMeasured.requestsPerSecond / baseline.requestsPerSecond)}`)
+    }
     merge(rows)
   } finally {
     await Promise.all(servers.map(close))
