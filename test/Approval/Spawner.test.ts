@@ -13,6 +13,15 @@ import { isAlive, pollUntil, readIfExists, tempDir } from "./support.js"
 /** The helper must do the work in these tests: a direct run fails the test. */
 const notDirect = () => Effect.dieMessage("the command was run directly, not by the helper")
 
+/** A run of a command that sleeps for ten minutes, once it has started: its fiber and its process id. */
+const sleeper = (spawner: Spawner.Spawner) =>
+  Effect.gen(function*() {
+    const pidFile = NodePath.join(tempDir(), "pid")
+    const fiber = yield* Effect.fork(spawner.run(`echo $$ > '${pidFile}'; exec sleep 600`, ""))
+    const pid = Number(yield* pollUntil("the command to start", () => readIfExists(pidFile)))
+    return { fiber, pid }
+  })
+
 const parentsIn = (file: string) => NodeFs.readFileSync(file, "utf8").trim().split("\n").map(Number)
 
 describe("Spawner", () => {
@@ -70,9 +79,7 @@ describe("Spawner", () => {
   it.live("a helper that dies denies what it was running (no exit code) and the next run starts a new helper", () =>
     Effect.gen(function*() {
       const spawner = Spawner.make({ direct: notDirect })
-      const pidFile = NodePath.join(tempDir(), "pid")
-      const fiber = yield* Effect.fork(spawner.run(`echo $$ > '${pidFile}'; exec sleep 600`, ""))
-      const commandPid = Number(yield* pollUntil("the command to start", () => readIfExists(pidFile)))
+      const { fiber, pid: commandPid } = yield* sleeper(spawner)
       const first = spawner.helperPid()!
       process.kill(first, "SIGKILL")
       const outcome = yield* Fiber.join(fiber)
@@ -87,10 +94,7 @@ describe("Spawner", () => {
 
   it.live("interrupting a run kills the command and completes once it has exited", () =>
     Effect.gen(function*() {
-      const spawner = Spawner.make({ direct: notDirect })
-      const pidFile = NodePath.join(tempDir(), "pid")
-      const fiber = yield* Effect.fork(spawner.run(`echo $$ > '${pidFile}'; exec sleep 600`, ""))
-      const pid = Number(yield* pollUntil("the command to start", () => readIfExists(pidFile)))
+      const { fiber, pid } = yield* sleeper(Spawner.make({ direct: notDirect }))
       assert.isTrue(isAlive(pid))
       yield* Fiber.interrupt(fiber)
       assert.isFalse(isAlive(pid))
