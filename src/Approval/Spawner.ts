@@ -39,6 +39,7 @@ export interface Spawner {
 /** The helper, run with `node -e`: JSON lines in (`run`, `kill`), JSON lines out (`id`, `code`, `error`). */
 const HELPER = String.raw`
 "use strict";
+process.title = "weaviate-mcp approval helper";
 const { spawn } = require("node:child_process");
 const readline = require("node:readline");
 const posix = process.platform !== "win32";

@@ -88,4 +88,53 @@ describe("shutdown", () => {
     await expect(NodeFs.stat(NodePath.join(home, "mcp-handshake.json"))).rejects.toThrow()
     await expect(NodeFs.stat(NodePath.join(home, "serve.lock"))).rejects.toThrow()
   })
+
+  it.runIf(process.platform === "linux")("SIGINT while an approval command runs: the command is killed, the approval helper exits, the call is answered", async () => {
+    const home = tempHome()
+    const added = await Cli.run(["connections", "add", "--home", home, "--name", "c", "--host", "127.0.0.1", "--port", "1", "--json"])
+    const connectionId = (JSON.parse(added.stdout) as { id: string }).id
+    const marker = NodePath.join(home, "approval.pid")
+    const daemon = await Cli.serve([
+      "--home", home, "--port", "0", "--auth", "off", "--approvals", "exec",
+      "--approval-command", `cat > /dev/null; echo $$ > '${marker}'; exec sleep 300`
+    ])
+    const call = fetch(daemon.endpoint, {
+      method: "POST",
+      headers: { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "list_tables" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: {
+          name: "list_tables",
+          arguments: { connection_id: connectionId },
+          _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} }
+        }
+      })
+    }).then((response) => response.text())
+    // First access asks the approval command, which waits: read its pid and its parent's (the helper).
+    let pid = 0
+    for (let i = 0; i < 200 && pid === 0; i++) {
+      pid = Number((await NodeFs.readFile(marker, "utf8").catch(() => "")).trim()) || 0
+      if (pid === 0) await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(pid).toBeGreaterThan(0)
+    const stat = await NodeFs.readFile(`/proc/${pid}/stat`, "utf8")
+    const helper = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1])
+    expect(helper).not.toBe(daemon.child.pid)
+    daemon.child.kill("SIGINT")
+    expect((await daemon.exited).code).toBe(0)
+    expect(await call).toContain("shutting down")
+    const alive = (p: number) => {
+      try {
+        process.kill(p, 0)
+        return true
+      } catch {
+        return false
+      }
+    }
+    for (let i = 0; i < 100 && (alive(pid) || alive(helper)); i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(alive(pid)).toBe(false)
+    expect(alive(helper)).toBe(false)
+  })
 })
