@@ -3,7 +3,8 @@
 // esbuild drop the parts of `effect` nobody uses (@effect/platform imports the whole barrel):
 // `--version` went from ~0.9 s (dependencies external) to ~0.3 s.
 import { build } from "esbuild"
-import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
@@ -16,8 +17,14 @@ const outfile = fileURLToPath(new URL("../dist/weaviate-mcp.mjs", import.meta.ur
 export const buildCli = async () => {
   const result = await build({
     absWorkingDir: root,
-    entryPoints: ["src/bin.ts"],
-    outfile,
+    entryPoints: { "weaviate-mcp": "src/bin.ts" },
+    outdir: fileURLToPath(new URL("../dist", import.meta.url)),
+    outExtension: { ".js": ".mjs" },
+    // Code loaded on demand (the OpenTelemetry exporter, started only with --otlp) goes to chunks of
+    // their own in dist/cli-chunks/, so a start without it does not parse it: the entry is 2.0 MB
+    // instead of 3.5, idle RSS 105 -> 97 MB, `--version` 207 -> 190 ms.
+    splitting: true,
+    chunkNames: "cli-chunks/[name]-[hash]",
     write: false,
     bundle: true,
     platform: "node",
@@ -38,11 +45,21 @@ export const buildCli = async () => {
     legalComments: "external",
     logLevel: "warning"
   })
-  mkdirSync(new URL("../dist", import.meta.url), { recursive: true })
-  for (const file of result.outputFiles) {
+  // Chunks first (new names never replace a file a running CLI reads), the entry last; then the
+  // chunks no build refers to any more are removed.
+  const entry = fileURLToPath(new URL("../dist/weaviate-mcp.mjs", import.meta.url))
+  const files = [...result.outputFiles].sort((a, b) => Number(a.path === entry) - Number(b.path === entry))
+  for (const file of files) {
+    mkdirSync(dirname(file.path), { recursive: true })
     const temporary = `${file.path}.${process.pid}.tmp`
     writeFileSync(temporary, file.contents)
     renameSync(temporary, file.path)
+  }
+  const chunks = fileURLToPath(new URL("../dist/cli-chunks", import.meta.url))
+  const written = new Set(files.map((file) => file.path))
+  for (const name of existsSync(chunks) ? readdirSync(chunks) : []) {
+    const path = join(chunks, name)
+    if (!written.has(path)) rmSync(path, { force: true })
   }
   return result
 }

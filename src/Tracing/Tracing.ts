@@ -57,6 +57,10 @@ export const tracesUrl = (flag: string | undefined, env: NodeJS.ProcessEnv = pro
   return undefined
 }
 
+/** The module's exports whether it was loaded as ES (named exports) or as CommonJS (`default`). */
+const commonJs = <M extends object>(module: M, member: keyof M): M =>
+  member in module ? module : (module as unknown as { readonly default: M }).default
+
 /**
  * Exports spans to an OTLP/HTTP endpoint (JSON) through `@effect/opentelemetry`. The OpenTelemetry
  * packages are loaded only here, when tracing is on. Spans still queued are flushed when the layer
@@ -67,12 +71,15 @@ export const tracesUrl = (flag: string | undefined, env: NodeJS.ProcessEnv = pro
 export const layerOtlp = (url: string) =>
   Layer.unwrapEffect(
     Effect.promise(async () => {
-      const [OtelTracer, OtelResource, SdkTraceBase, Exporter] = await Promise.all([
+      const [OtelTracer, OtelResource, SdkTraceBaseModule, ExporterModule] = await Promise.all([
         import("@effect/opentelemetry/Tracer"),
         import("@effect/opentelemetry/Resource"),
         import("@opentelemetry/sdk-trace-base"),
         import("@opentelemetry/exporter-trace-otlp-http")
       ])
+      // A CommonJS package imported on demand from the bundle's chunk arrives as `{ default: exports }`.
+      const SdkTraceBase = commonJs(SdkTraceBaseModule, "BasicTracerProvider")
+      const Exporter = commonJs(ExporterModule, "OTLPTraceExporter")
       const provider = Layer.scoped(
         OtelTracer.OtelTracerProvider,
         Effect.flatMap(OtelResource.Resource, (resource) =>

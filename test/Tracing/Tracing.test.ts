@@ -14,6 +14,7 @@ import * as Daemon from "../../src/Daemon/Daemon.ts"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { BoundAddress } from "../../src/Mcp/HttpTransport.ts"
 import * as Tracing from "../../src/Tracing/Tracing.ts"
+import * as Cli from "../support/Cli.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
 import * as TestHome from "../support/TestHome.ts"
 import { startWeaviate } from "../weaviate/WeaviateServer.ts"
@@ -125,4 +126,33 @@ describe("tracing", () => {
       const all = otlp.bodies.join("\n")
       assert.notInclude(all, API_KEY)
     }).pipe(Effect.scoped), 60_000)
+
+  it.live("the built CLI exports with --otlp: the exporter, a chunk of the bundle loaded only then, starts and sends spans", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const otlp = yield* receiver
+      const daemon = yield* Effect.acquireRelease(
+        Effect.promise(() => Cli.serve(["--home", TestHome.tempDirSync("weaviate-mcp-otlp-cli-"), "--port", "0", "--auth", "off", "--otlp", otlp.url])),
+        (d) => Effect.promise(async () => {
+          d.child.kill("SIGINT")
+          await d.exited
+        })
+      )
+      const response = yield* Effect.promise(() =>
+        fetch(daemon.endpoint, {
+          method: "POST",
+          headers: { "content-type": "application/json", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": "list_connections" },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { name: "list_connections", arguments: {}, _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {} } }
+          })
+        }).then((r) => r.status)
+      )
+      assert.strictEqual(response, 200)
+      // The batch processor exports on shutdown at the latest.
+      daemon.child.kill("SIGINT")
+      yield* Effect.promise(() => daemon.exited)
+      assert.isAbove(spansOf(otlp.bodies).length, 0)
+    })))
 })
