@@ -364,6 +364,14 @@ const makeResults = () => {
   return { shape, resultText }
 }
 
+/** Whether an effect is already a successful `Exit`: its value can be used without running a fiber. */
+const succeededNow = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Exit.Success<A, E> =>
+  Exit.isExit(effect) && Exit.isSuccess(effect as Exit.Exit<A, E>)
+
+/** `Effect.map` that stays an `Exit` (answered without a fiber) when `self` has already succeeded. */
+const mapNow = <A, B, E, R>(self: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, E, R> =>
+  succeededNow(self) ? Exit.succeed(f(self.value)) : Effect.map(self, f)
+
 const unavailable = () => new ServiceUnavailable({ message: "Service unavailable: the server is shutting down" })
 
 /** Running handlers: failures as JSON-RPC errors, event streams, and one prepared call with its context. */
@@ -462,9 +470,7 @@ const makeRunning = (deps: Deps, results: ReturnType<typeof makeResults>) => {
       // response is known at once too.
       if (prepared.reply !== undefined) {
         const known = respond(prepared.reply)
-        if (Exit.isExit(known) && Exit.isSuccess(known as Exit.Exit<HttpTransport.HttpResponse, unknown>)) {
-          return Exit.succeed((known as Exit.Success<HttpTransport.HttpResponse, unknown>).value)
-        }
+        if (succeededNow(known)) return Exit.succeed(known.value)
       }
       const replied = prepared.reply === undefined ? run(() => Effect.void) : Effect.succeed(prepared.reply)
       return settle(id, Effect.flatMap(replied, respond), (response) => response)
@@ -747,11 +753,8 @@ const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>) => {
           value: outcome,
           bodyCap: { bytes: REFUSED_BODY_BYTES, response: withCors(head.headers.origin, errorResponse(null, outcome.left as McpError)) }
         }
-    const outcome = authenticate(head)
     // Known at once: the transport reads the admission without a fiber.
-    return Exit.isExit(outcome) && Exit.isSuccess(outcome as Exit.Exit<Either.Either<Principal, unknown>>)
-      ? Exit.succeed(toAdmission((outcome as Exit.Success<Either.Either<Principal, unknown>, never>).value))
-      : Effect.map(outcome, toAdmission)
+    return mapNow(authenticate(head), toAdmission)
   }
 
   const handle = (request: HttpTransport.HttpRequest): Effect.Effect<HttpTransport.HttpResponse> => {
@@ -759,10 +762,7 @@ const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>) => {
     if (refused !== undefined) return Effect.succeed(refused)
     const origin = request.headers.origin
     if (origin === undefined) return post(request)
-    const response = post(request)
-    return Exit.isExit(response) && Exit.isSuccess(response as Exit.Exit<HttpTransport.HttpResponse>)
-      ? Exit.succeed(withCors(origin, (response as Exit.Success<HttpTransport.HttpResponse, never>).value))
-      : Effect.map(response, (r) => withCors(origin, r))
+    return mapNow(post(request), (response) => withCors(origin, response))
   }
 
   return HttpTransport.HttpHandler.of({
