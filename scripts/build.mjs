@@ -18,7 +18,7 @@ export const buildCli = async () => {
   const result = await build({
     absWorkingDir: root,
     entryPoints: { "weaviate-mcp": "src/bin.ts" },
-    outdir: fileURLToPath(new URL("../dist", import.meta.url)),
+    outdir: dirname(outfile),
     outExtension: { ".js": ".mjs" },
     // Code loaded on demand (the OpenTelemetry exporter, started only with --otlp) goes to chunks of
     // their own in dist/cli-chunks/, so a start without it does not parse it: the entry is 2.0 MB
@@ -47,8 +47,7 @@ export const buildCli = async () => {
   })
   // Chunks first (new names never replace a file a running CLI reads), the entry last; then the
   // chunks no build refers to any more are removed.
-  const entry = fileURLToPath(new URL("../dist/weaviate-mcp.mjs", import.meta.url))
-  const files = [...result.outputFiles].sort((a, b) => Number(a.path === entry) - Number(b.path === entry))
+  const files = [...result.outputFiles].sort((a, b) => Number(a.path === outfile) - Number(b.path === outfile))
   for (const file of files) {
     mkdirSync(dirname(file.path), { recursive: true })
     const temporary = `${file.path}.${process.pid}.tmp`

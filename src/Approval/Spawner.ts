@@ -186,8 +186,8 @@ export const make = (options: Options): Spawner => {
       direct
         ? options.direct(command, input)
         : Effect.flatMap(viaHelper(command, input), (outcome) =>
-          // The helper failed to start under this run: run it directly instead of denying.
-          direct && outcome.error !== undefined && outcome.error.startsWith("the approval helper could not run")
+          // The helper failed to start under this run (only that sets `direct`): run it directly instead of denying.
+          direct && outcome.error !== undefined
             ? options.direct(command, input)
             : Effect.succeed(outcome))
     )

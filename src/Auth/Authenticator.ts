@@ -22,6 +22,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Immediate from "../Base/Immediate.ts"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import { RateLimited, TokenExpired, Unauthenticated } from "../Schema/McpErrors.ts"
@@ -96,16 +97,17 @@ export class Authenticator extends Context.Tag("weaviate-mcp/Authenticator")<Aut
     const limiter = yield* RateLimiter
     const clock = yield* Effect.clock
 
+    /** What a token of the store authenticates as at `now`: its principal, or the refusal. */
+    const storePrincipal = (info: TokenInfo, now: number): Exit.Exit<TokenPrincipal, Unauthenticated | TokenExpired> => {
+      const status = statusAt(info, now)
+      return status === "revoked" ? Exit.fail(invalidToken()) : status === "expired" ? Exit.fail(expiredToken()) : Exit.succeed(toPrincipal(info))
+    }
+
     const resolve = (token: string): Effect.Effect<TokenPrincipal, Unauthenticated | TokenExpired> =>
       Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const fromStore = yield* store.verify(token)
-        if (Option.isSome(fromStore)) {
-          const status = statusAt(fromStore.value, now)
-          if (status === "revoked") return yield* invalidToken()
-          if (status === "expired") return yield* expiredToken()
-          return toPrincipal(fromStore.value)
-        }
+        if (Option.isSome(fromStore)) return yield* storePrincipal(fromStore.value, now)
         const fromBridge = yield* bridge.verify(token)
         if (Option.isNone(fromBridge)) return yield* invalidToken()
         if (Option.isSome(fromBridge.value.expiresAt) && now >= fromBridge.value.expiresAt.value) return yield* expiredToken()
@@ -137,18 +139,12 @@ export class Authenticator extends Context.Tag("weaviate-mcp/Authenticator")<Aut
      */
     const authenticate = (credentials: Credentials): Effect.Effect<Principal, Unauthenticated | TokenExpired | RateLimited> => {
       const token = bearerToken(credentials.authorization)
-      if (Option.isSome(token)) {
-        const verified = store.verify(token.value)
-        if (Exit.isExit(verified) && Exit.isSuccess(verified as Exit.Exit<Option.Option<TokenInfo>>)) {
-          const found = (verified as Exit.Success<Option.Option<TokenInfo>, never>).value
-          if (Option.isSome(found) && statusAt(found.value, clock.unsafeCurrentTimeMillis()) === "active") {
-            const principal: Principal = toPrincipal(found.value)
-            const consumed = limiter.consume(principal.id)
-            if (Exit.isExit(consumed)) {
-              const outcome = consumed as Exit.Exit<void, RateLimited>
-              return Exit.isSuccess(outcome) ? Exit.succeed(principal) : Exit.failCause(outcome.cause)
-            }
-          }
+      const verified = Option.isSome(token) ? store.verify(token.value) : undefined
+      if (verified !== undefined && Immediate.succeeded(verified) && Option.isSome(verified.value)) {
+        const principal = storePrincipal(verified.value.value, clock.unsafeCurrentTimeMillis())
+        if (Exit.isSuccess(principal)) {
+          const consumed = limiter.consume(principal.value.id)
+          if (Exit.isExit(consumed)) return Exit.isSuccess(consumed as Exit.Exit<void, RateLimited>) ? principal : consumed as Exit.Exit<never, RateLimited>
         }
       }
       return authenticateEffect(credentials)

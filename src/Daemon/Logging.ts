@@ -54,7 +54,13 @@ export const batchedSink = (write: (text: string) => void): Sink => {
     if (buffer.length === 0) return
     const text = buffer
     buffer = ""
-    write(text)
+    // Runs outside any fiber: a failing output (a full disk, a closed pipe) must not throw into the
+    // event loop and end the daemon. The lines are lost, as a failed write to stderr loses them.
+    try {
+      write(text)
+    } catch {
+      // Nowhere left to report it.
+    }
   }
   if (!exitHook) {
     exitHook = true

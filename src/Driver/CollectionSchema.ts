@@ -289,9 +289,16 @@ export interface Cache {
   readonly clear: () => void
 }
 
+interface CacheEntry {
+  readonly collection: Collection
+  readonly at: number
+  /** The property names, for checking object writes against (auto-schema). */
+  readonly names: ReadonlySet<string>
+}
+
 /** @category cache */
 export const makeCache = (ttlMs: number): Cache => {
-  const entries = new Map<string, { readonly collection: Collection; readonly at: number }>()
+  const entries = new Map<string, CacheEntry>()
   const clear = () => entries.clear()
   const cached = (http: WeaviateHttp, name: string) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
@@ -299,8 +306,9 @@ export const makeCache = (ttlMs: number): Cache => {
       if (entry !== undefined && now - entry.at < ttlMs && now >= entry.at) return Effect.succeed(entry.collection)
       return Effect.tap(get(http, name), (collection) =>
         Effect.sync(() => {
-          entries.set(name, { collection, at: now })
-          if (collection.name !== name) entries.set(collection.name, { collection, at: now })
+          const entry: CacheEntry = { collection, at: now, names: new Set(collection.properties.map((p) => p.name)) }
+          entries.set(name, entry)
+          if (collection.name !== name) entries.set(collection.name, entry)
         }))
     })
   return {
@@ -317,7 +325,7 @@ export const makeCache = (ttlMs: number): Cache => {
 
 /** Whether an object write only names properties the cached collections already have (no auto-schema change). */
 const knownProperties = (
-  entries: ReadonlyMap<string, { readonly collection: Collection }>,
+  entries: ReadonlyMap<string, CacheEntry>,
   request: HttpRequest
 ): boolean => {
   const path = request.path.toLowerCase()
@@ -335,7 +343,6 @@ const knownProperties = (
     if (entry === undefined) return false
     if (properties === undefined) return true
     if (typeof properties !== "object" || properties === null) return false
-    const names = new Set(entry.collection.properties.map((p) => p.name))
-    return Object.keys(properties).every((key) => names.has(key))
+    return Object.keys(properties).every((key) => entry.names.has(key))
   })
 }

@@ -31,6 +31,7 @@
  */
 import * as Cause from "effect/Cause"
 import * as Exit from "effect/Exit"
+import * as Immediate from "../Base/Immediate.ts"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { identity } from "effect/Function"
@@ -364,14 +365,6 @@ const makeResults = () => {
   return { shape, resultText }
 }
 
-/** Whether an effect is already a successful `Exit`: its value can be used without running a fiber. */
-const succeededNow = <A, E, R>(effect: Effect.Effect<A, E, R>): effect is Exit.Success<A, E> =>
-  Exit.isExit(effect) && Exit.isSuccess(effect as Exit.Exit<A, E>)
-
-/** `Effect.map` that stays an `Exit` (answered without a fiber) when `self` has already succeeded. */
-const mapNow = <A, B, E, R>(self: Effect.Effect<A, E, R>, f: (a: A) => B): Effect.Effect<B, E, R> =>
-  succeededNow(self) ? Exit.succeed(f(self.value)) : Effect.map(self, f)
-
 const unavailable = () => new ServiceUnavailable({ message: "Service unavailable: the server is shutting down" })
 
 /** Running handlers: failures as JSON-RPC errors, event streams, and one prepared call with its context. */
@@ -470,7 +463,7 @@ const makeRunning = (deps: Deps, results: ReturnType<typeof makeResults>) => {
       // response is known at once too.
       if (prepared.reply !== undefined) {
         const known = respond(prepared.reply)
-        if (succeededNow(known)) return Exit.succeed(known.value)
+        if (Immediate.succeeded(known)) return Exit.succeed(known.value)
       }
       const replied = prepared.reply === undefined ? run(() => Effect.void) : Effect.succeed(prepared.reply)
       return settle(id, Effect.flatMap(replied, respond), (response) => response)
@@ -754,7 +747,7 @@ const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>) => {
           bodyCap: { bytes: REFUSED_BODY_BYTES, response: withCors(head.headers.origin, errorResponse(null, outcome.left as McpError)) }
         }
     // Known at once: the transport reads the admission without a fiber.
-    return mapNow(authenticate(head), toAdmission)
+    return Immediate.map(authenticate(head), toAdmission)
   }
 
   const handle = (request: HttpTransport.HttpRequest): Effect.Effect<HttpTransport.HttpResponse> => {
@@ -762,7 +755,7 @@ const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>) => {
     if (refused !== undefined) return Effect.succeed(refused)
     const origin = request.headers.origin
     if (origin === undefined) return post(request)
-    return mapNow(post(request), (response) => withCors(origin, response))
+    return Immediate.map(post(request), (response) => withCors(origin, response))
   }
 
   return HttpTransport.HttpHandler.of({

@@ -73,4 +73,20 @@ describe("the batched sink (serve's stderr)", () => {
     const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8" })
     assert.strictEqual(out, "last words\n")
   })
+
+  it.live("an output that fails (a full disk, a closed pipe) loses its lines but does not end the process; later lines still go out", () =>
+    Effect.gen(function*() {
+      const writes: Array<string> = []
+      let failing = true
+      const sink = Logging.batchedSink((text) => {
+        if (failing) throw new Error("ENOSPC: no space left on device")
+        writes.push(text)
+      })
+      sink.write("lost")
+      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      failing = false
+      sink.write("kept")
+      yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      assert.deepStrictEqual(writes, ["kept\n"])
+    }))
 })
