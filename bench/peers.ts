@@ -26,6 +26,8 @@ import { performance } from "node:perf_hooks"
 import { startRealWeaviate } from "../test/weaviate/RealWeaviate.ts"
 import * as Cores from "./support/Cores.ts"
 import { merge, percentile, type Row } from "./support/Results.ts"
+import * as Profiles from "./support/Profiles.ts"
+import * as ServerCost from "./support/ServerCost.ts"
 
 const CALLS = Math.min(Math.max(Number(process.env.CALLS ?? 300), 20), 5000)
 // Enough calls for the JIT to settle on both sides before anything is timed.
@@ -49,11 +51,19 @@ const post = async (url: string, path: string, body: unknown) => {
 const cli = (args: ReadonlyArray<string>) => NodeChildProcess.execFileSync(process.execPath, [BIN, ...args], { encoding: "utf8" })
 
 /** The built daemon on core 0; resolves with its endpoint once it prints it (bounded to 20 s). */
-const serve = (home: string) =>
+const serve = (home: string, probe: ReturnType<typeof ServerCost.probe>) =>
+  spawnServer("ours-execute_query", [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "exec", "--approval-command", "cat >/dev/null"], probe)
+
+/** `lean-node` (bench/support/lean-execute-query.mjs), the floor of `execute_query`, on core 0. */
+const serveLean = (weaviateUrl: string, token: string, dir: string, probe: ReturnType<typeof ServerCost.probe>) =>
+  spawnServer("lean-node-execute_query", [NodePath.join(import.meta.dirname, "support", "lean-execute-query.mjs"), weaviateUrl, token, dir], probe)
+
+/** A Node server on core 0 (with the allocation probe); resolves with its endpoint once it prints it (bounded to 20 s). */
+const spawnServer = (name: string, script: ReadonlyArray<string>, probe: ReturnType<typeof ServerCost.probe>) =>
   new Promise<{ child: NodeChildProcess.ChildProcess; endpoint: string }>((resolve, reject) => {
-    const args = [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "exec", "--approval-command", "cat >/dev/null"]
+    const args = [...probe.nodeArgs, ...Profiles.nodeArgs(name), ...script]
     const [command, argv] = Cores.pinned ? ["taskset", ["-c", String(Cores.SERVER_CORE), process.execPath, ...args]] : [process.execPath, args]
-    const child = NodeChildProcess.spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"] })
+    const child = NodeChildProcess.spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...probe.env } })
     let out = ""
     const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error(`serve did not start:\n${out}`))), 20_000)
     child.stdout!.on("data", (chunk: Buffer) => {
@@ -70,21 +80,36 @@ const connect = async (url: string, headers: Record<string, string> = {}) => {
   return client
 }
 
-interface Latency {
+interface Latency extends ServerCost.Cost {
   readonly p50: number
   readonly p99: number
 }
 
-const latency = async (name: string, call: (i: number) => Promise<void>): Promise<Latency> => {
+/** A server whose cost per call is measured beside the latency. */
+interface Measured {
+  readonly pid: number
+  readonly probeFile: string
+}
+
+/** Sequential calls after a warm-up: p50 and p99, and, for a server of ours, its CPU and allocation per call. */
+const latency = async (name: string, call: (i: number) => Promise<void>, server?: Measured): Promise<Latency> => {
   for (let i = 0; i < WARMUP; i++) await call(i)
   const samples: Array<number> = []
-  for (let i = 0; i < CALLS; i++) {
-    const started = performance.now()
-    await call(WARMUP + i)
-    samples.push(performance.now() - started)
+  const timed = async () => {
+    for (let i = 0; i < CALLS; i++) {
+      const started = performance.now()
+      await call(WARMUP + i)
+      samples.push(performance.now() - started)
+    }
   }
-  const result = { p50: percentile(samples, 50), p99: percentile(samples, 99) }
-  console.log(`${name.padEnd(34)} p50 ${result.p50.toFixed(2).padStart(7)} ms  p99 ${result.p99.toFixed(2).padStart(7)} ms`)
+  const cost = server === undefined
+    ? (await timed(), { cpuMsPerCall: undefined, bytesPerCall: undefined })
+    : await ServerCost.measure(server.pid, CALLS, timed, server.probeFile)
+  const result = { p50: percentile(samples, 50), p99: percentile(samples, 99), ...cost }
+  console.log(
+    `${name.padEnd(34)} p50 ${result.p50.toFixed(2).padStart(7)} ms  p99 ${result.p99.toFixed(2).padStart(7)} ms` +
+      (server === undefined ? "" : `  ${ServerCost.describe(cost)}`)
+  )
   return result
 }
 
@@ -111,10 +136,22 @@ const check = (name: string, result: unknown) => {
 
 const round = (n: number) => Math.round(n * 1000) / 1000
 
+const row = (scenario: Row["scenario"], metric: string, unit: string, ours: number, baseline: number, baselineName: Row["baselineName"]): Row =>
+  ({ scenario, metric, unit, ours: round(ours), baseline: round(baseline), baselineName, ratio: round(round(ours) / round(baseline)) })
+
+const ratioText = (ours: number | undefined, baseline: number | undefined) =>
+  ours === undefined || baseline === undefined || baseline === 0 ? "n/a" : `${(ours / baseline).toFixed(2)}×`
+
+/** `PEERS=execute_query` measures only execute_query against direct GraphQL and lean-node. */
+const ONLY_EXECUTE_QUERY = process.env.PEERS === "execute_query"
+
 const main = async () => {
   const weaviate = await startRealWeaviate()
   const home = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-"))
   let daemon: NodeChildProcess.ChildProcess | undefined
+  let lean: NodeChildProcess.ChildProcess | undefined
+  let ours: Client | undefined
+  let theirs: Client | undefined
   try {
     if (Cores.pinned) {
       NodeChildProcess.execFileSync("sh", ["-c", `pgrep -f 'weaviate-server.*--port ${weaviate.port}' | xargs -r -n1 taskset -a -cp ${Cores.LOAD_CORE}`], { stdio: "ignore" })
@@ -131,19 +168,21 @@ const main = async () => {
     const token = /(wmcp_[A-Za-z0-9_-]+)/.exec(created)?.[1]
     if (token === undefined) throw new Error(`no token in: ${created}`)
     const added = JSON.parse(cli(["connections", "add", "--home", home, "--name", "bench", "--host", "127.0.0.1", "--port", String(weaviate.port), "--json"])) as { id: string }
-    const started = await serve(home)
+    const probe = ServerCost.probe()
+    const started = await serve(home, probe)
     daemon = started.child
+    const oursMeasured = { pid: started.child.pid!, probeFile: probe.file }
     console.log(`peers: Weaviate ${weaviate.version}; ${CALLS} sequential calls after ${WARMUP}; throughput with ${CONCURRENCY} in flight for ${DURATION_MS} ms; ` +
       `${Cores.pinned ? "daemon on core 0, Weaviate on core 1" : "not pinned"}`)
 
-    const ours = await connect(started.endpoint, { authorization: `Bearer ${token}` })
-    const theirs = await connect(`${weaviate.url}/v1/mcp`)
+    const oursClient = ours = await connect(started.endpoint, { authorization: `Bearer ${token}` })
+    const theirsClient = theirs = await connect(`${weaviate.url}/v1/mcp`)
     const connection_id = added.id
 
     // ===== execute_query against direct GraphQL =====
     const direct = await latency("direct GraphQL Get (10 rows)", async () => void (await post(weaviate.url, "/v1/graphql", { query: GET })))
-    const rawCall = async (i: number, name: string, args: Record<string, unknown>) => {
-      const response = await fetch(started.endpoint, {
+    const rawCall = async (endpoint: string, i: number, name: string, args: Record<string, unknown>) => {
+      const response = await fetch(endpoint, {
         method: "POST",
         headers: {
           "content-type": "application/json",
@@ -171,14 +210,46 @@ const main = async () => {
       const body = (await response.json()) as { result?: unknown; error?: unknown }
       check(name, body.result ?? { isError: true, error: body.error })
     }
-    const viaUs = await latency("ours execute_query (same Get; fetch)", (i) => rawCall(i, "execute_query", { connection_id, query: GET }))
-    await latency("ours execute_query (SDK v1 client)", async () => check("execute_query", await ours.callTool({ name: "execute_query", arguments: { connection_id, query: GET } })))
+    const viaUs = await latency("ours execute_query (same Get; fetch)", (i) => rawCall(started.endpoint, i, "execute_query", { connection_id, query: GET }), oursMeasured)
+    const leanProbe = ServerCost.probe()
+    const leanStarted = await serveLean(weaviate.url, token, home, leanProbe)
+    lean = leanStarted.child
+    const viaLean = await latency(
+      "lean-node execute_query (same Get)",
+      (i) => rawCall(leanStarted.endpoint, i, "execute_query", { connection_id, query: GET }),
+      { pid: leanStarted.child.pid!, probeFile: leanProbe.file }
+    )
+    await Profiles.stop(lean)
+    console.log(
+      `execute_query: ours adds p50 ${(viaUs.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaUs.p99 - direct.p99).toFixed(2)} ms; ` +
+        `lean-node adds p50 ${(viaLean.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaLean.p99 - direct.p99).toFixed(2)} ms; ` +
+        `CPU per call ${ratioText(viaUs.cpuMsPerCall, viaLean.cpuMsPerCall)} lean-node`
+    )
+    if (!ONLY_EXECUTE_QUERY) {
+      await latency("ours execute_query (SDK v1 client)", async () => check("execute_query", await oursClient.callTool({ name: "execute_query", arguments: { connection_id, query: GET } })))
+    }
+    const executeRows = [
+      row("execute_query", "p50", "ms", viaUs.p50, direct.p50, "direct-graphql"),
+      row("execute_query", "p99", "ms", viaUs.p99, direct.p99, "direct-graphql"),
+      row("execute_query", "p50_added", "ms", viaUs.p50 - direct.p50, viaLean.p50 - direct.p50, "lean-node"),
+      row("execute_query", "p99_added", "ms", viaUs.p99 - direct.p99, viaLean.p99 - direct.p99, "lean-node"),
+      ...(viaUs.cpuMsPerCall !== undefined && viaLean.cpuMsPerCall !== undefined
+        ? [row("execute_query", "cpu_per_call", "ms", viaUs.cpuMsPerCall, viaLean.cpuMsPerCall, "lean-node")]
+        : []),
+      ...(viaUs.bytesPerCall !== undefined && viaLean.bytesPerCall !== undefined
+        ? [row("execute_query", "bytes_allocated_per_call", "bytes", viaUs.bytesPerCall, viaLean.bytesPerCall, "lean-node")]
+        : [])
+    ]
+    if (ONLY_EXECUTE_QUERY) {
+      merge(executeRows)
+      return
+    }
 
     // ===== hybrid against Weaviate's MCP =====
     const hybridOurs = async (i: number) =>
-      check("vector_search", await ours.callTool({ name: "vector_search", arguments: { connection_id, table: TABLE, mode: "hybrid", query: words[i % words.length]!, limit: 10 } }))
+      check("vector_search", await oursClient.callTool({ name: "vector_search", arguments: { connection_id, table: TABLE, mode: "hybrid", query: words[i % words.length]!, limit: 10 } }))
     const hybridTheirs = async (i: number) =>
-      check("weaviate-query-hybrid", await theirs.callTool({ name: "weaviate-query-hybrid", arguments: { collection_name: TABLE, query: words[i % words.length]!, limit: 10 } }))
+      check("weaviate-query-hybrid", await theirsClient.callTool({ name: "weaviate-query-hybrid", arguments: { collection_name: TABLE, query: words[i % words.length]!, limit: 10 } }))
     const hybridLatencyOurs = await latency("ours vector_search hybrid", hybridOurs)
     const hybridLatencyTheirs = await latency("weaviate-query-hybrid (/v1/mcp)", hybridTheirs)
     const hybridRateOurs = await throughput("ours vector_search hybrid", hybridOurs)
@@ -186,35 +257,32 @@ const main = async () => {
 
     // ===== one-row upsert against Weaviate's MCP =====
     const upsertOurs = async (i: number) =>
-      check("insert_rows", await ours.callTool({ name: "insert_rows", arguments: { connection_id, table: TABLE, rows: [{ properties: { title: `ours ${i}`, body: sentence(i, 12) } }] } }))
+      check("insert_rows", await oursClient.callTool({ name: "insert_rows", arguments: { connection_id, table: TABLE, rows: [{ properties: { title: `ours ${i}`, body: sentence(i, 12) } }] } }))
     const upsertTheirs = async (i: number) =>
-      check("weaviate-objects-upsert", await theirs.callTool({ name: "weaviate-objects-upsert", arguments: { collection_name: TABLE, objects: [{ properties: { title: `theirs ${i}`, body: sentence(i, 12) } }] } }))
+      check("weaviate-objects-upsert", await theirsClient.callTool({ name: "weaviate-objects-upsert", arguments: { collection_name: TABLE, objects: [{ properties: { title: `theirs ${i}`, body: sentence(i, 12) } }] } }))
     const upsertLatencyOurs = await latency("ours insert_rows (exec approval)", upsertOurs)
     const upsertLatencyTheirs = await latency("weaviate-objects-upsert (/v1/mcp)", upsertTheirs)
     const upsertRateOurs = await throughput("ours insert_rows (exec approval)", upsertOurs)
     const upsertRateTheirs = await throughput("weaviate-objects-upsert (/v1/mcp)", upsertTheirs)
 
-    await ours.close()
-    await theirs.close()
-    console.log(`execute_query adds p50 ${(viaUs.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaUs.p99 - direct.p99).toFixed(2)} ms over direct GraphQL`)
-    const row = (scenario: Row["scenario"], metric: string, unit: string, ours: number, baseline: number, baselineName: Row["baselineName"]): Row =>
-      ({ scenario, metric, unit, ours: round(ours), baseline: round(baseline), baselineName, ratio: round(round(ours) / round(baseline)) })
     merge([
-      row("execute_query", "p50", "ms", viaUs.p50, direct.p50, "direct-graphql"),
-      row("execute_query", "p99", "ms", viaUs.p99, direct.p99, "direct-graphql"),
+      ...executeRows,
       row("vector_search", "p50", "ms", hybridLatencyOurs.p50, hybridLatencyTheirs.p50, "weaviate-mcp-server"),
       row("vector_search", "calls_per_second", "calls/s", hybridRateOurs, hybridRateTheirs, "weaviate-mcp-server"),
       row("insert_rows", "p50", "ms", upsertLatencyOurs.p50, upsertLatencyTheirs.p50, "weaviate-mcp-server"),
       row("insert_rows", "calls_per_second", "calls/s", upsertRateOurs, upsertRateTheirs, "weaviate-mcp-server")
     ])
   } finally {
-    daemon?.kill("SIGTERM")
+    if (daemon !== undefined) await Profiles.stop(daemon)
+    if (lean !== undefined) await Profiles.stop(lean)
+    await ours?.close()
+    await theirs?.close()
     await weaviate.stop()
     NodeFs.rmSync(home, { recursive: true, force: true })
   }
 }
 
-main().catch((error) => {
+main().then(Profiles.report).catch((error) => {
   console.error(error)
   process.exitCode = 1
 })

@@ -15,7 +15,7 @@ export interface Row {
   readonly unit: string
   readonly ours: number
   readonly baseline: number
-  readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client" | "weaviate-mcp-server"
+  readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client" | "weaviate-mcp-server" | "lean-node"
   readonly ratio: number
 }
 

@@ -205,7 +205,7 @@ export class ApprovalFlow extends Context.Tag("weaviate-mcp/Approval/ApprovalFlo
     const requestState = yield* RequestState
     const dialog = yield* Dialog
 
-    const approve = Effect.fn("ApprovalFlow.approve")(function*(input: ApprovalInput) {
+    const approve = Effect.fnUntraced(function*(input: ApprovalInput) {
       const binding: Binding = {
         principalId: input.principal.id,
         method: input.method ?? "tools/call",

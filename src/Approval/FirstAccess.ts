@@ -165,7 +165,7 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
         return FirstAccessOutcome.Granted()
       })
 
-      const check = Effect.fn("FirstAccess.check")(function*(input: FirstAccessInput) {
+      const check = Effect.fnUntraced(function*(input: FirstAccessInput) {
         const key = keyOf(input.principal.id, input.connection.id)
         // Fast path without the lock: most calls come after the first.
         if (memory.get(key)?._tag === "granted") return FirstAccessOutcome.Granted()

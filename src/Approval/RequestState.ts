@@ -215,7 +215,7 @@ const makeUnsafe = (options: RequestState.Options): RequestState.Service => {
     }
   }
 
-  const issue = Effect.fn("RequestState.issue")(function*(binding: Binding) {
+  const issue = Effect.fnUntraced(function*(binding: Binding) {
     const now = yield* Clock.currentTimeMillis
     const payload = JSON.stringify({
       v: 1,
@@ -229,7 +229,7 @@ const makeUnsafe = (options: RequestState.Options): RequestState.Service => {
     return `${Buffer.from(payload, "utf8").toString("base64url")}.${sign(payload).toString("base64url")}`
   })
 
-  const consume = Effect.fn("RequestState.consume")(function*(state: string, binding: Binding) {
+  const consume = Effect.fnUntraced(function*(state: string, binding: Binding) {
     const now = yield* Clock.currentTimeMillis
     const claims = check(state, binding, now)
     if (Either.isLeft(claims)) return yield* new RequestStateError({ reason: claims.left })

@@ -20,7 +20,6 @@
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -31,9 +30,9 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as NodeCrypto from "node:crypto"
-import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { Home } from "../Base/Home.ts"
+import * as FileWatch from "../Base/FileWatch.ts"
 import * as SecretFile from "../Base/SecretFile.ts"
 import { AccessLevel, defaultScopes, Scope as ScopeSchema } from "../Schema/Policy.ts"
 import { type TenantMap, TokenPrincipal } from "./Principal.ts"
@@ -253,13 +252,9 @@ const revokedBetween = (before: Snapshot, after: Snapshot): ReadonlyArray<string
 // ===== Service =====
 
 /** @category models */
-export interface Options {
+export interface Options extends FileWatch.Options {
   /** Follow changes made by other processes (the daemon). Default `true`. */
   readonly watch?: boolean | undefined
-  /** Use `fs.watch` events while watching (default `true`); the stat poll runs regardless, for filesystems without events. */
-  readonly fsEvents?: boolean | undefined
-  /** Fallback poll of the file's stat while watching. Default 500 ms (changes are seen within a second). */
-  readonly pollInterval?: Duration.DurationInput | undefined
 }
 
 /** A token request that passed its checks: name trimmed, scopes within the access level, no duplicates. */
@@ -330,36 +325,6 @@ const revokeIn = (file: TokensFile, id: string, now: number) => {
   const tokens = file.tokens.map((token, i) => (i === index ? updated : token))
   return Effect.succeed([{ version: 1 as const, tokens }, toEntry(updated).info] as const)
 }
-
-/**
- * Follows the file for the life of the scope: a directory watch (rename-based writes replace the
- * file's inode, so the directory is watched, not the file) plus a poll for filesystems without events.
- */
-const follow = (dir: string, fileName: string, options: Options, reloadIfChanged: Effect.Effect<void>) =>
-  Effect.gen(function*() {
-    const wake = yield* Queue.sliding<void>(1)
-    yield* Effect.acquireRelease(
-      Effect.sync(() => {
-        if (options.fsEvents === false) return Option.none<NodeFs.FSWatcher>()
-        try {
-          const watcher = NodeFs.watch(dir, { persistent: false }, (_event, changed) => {
-            if (changed === null || changed === fileName) Queue.unsafeOffer(wake, undefined)
-          })
-          watcher.on("error", () => watcher.close())
-          return Option.some(watcher)
-        } catch {
-          return Option.none<NodeFs.FSWatcher>()
-        }
-      }),
-      (watcher) => Effect.sync(() => Option.map(watcher, (w) => w.close()))
-    )
-    const interval = Duration.decode(options.pollInterval ?? "500 millis")
-    yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(interval)).pipe(
-      Effect.zipRight(reloadIfChanged),
-      Effect.forever,
-      Effect.forkScoped
-    )
-  })
 
 /**
  * @category services
@@ -485,7 +450,7 @@ export class TokenStore extends Context.Tag("weaviate-mcp/TokenStore")<TokenStor
 
       yield* reload
 
-      if (options.watch ?? true) yield* follow(home.dir, fileName, options, reloadIfChanged)
+      if (options.watch ?? true) yield* FileWatch.follow(home.dir, fileName, options, reloadIfChanged)
 
       const tokens = snapshotRef.changes.pipe(Stream.map((snapshot) => Array.from(snapshot.entries.values(), (entry) => entry.info)))
 

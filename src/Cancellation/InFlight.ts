@@ -141,7 +141,7 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
               )
             )
           })
-        )).pipe(Effect.withSpan("InFlight.run", { attributes: { requestId: key.requestId } }))
+        ))
     }
 
     return InFlight.of({

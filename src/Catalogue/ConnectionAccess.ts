@@ -83,7 +83,7 @@ export const asker = Effect.map(RequestContext, (context) => ({
  *
  * @category combinators
  */
-export const checkFirstAccess = Effect.fn("ConnectionAccess.checkFirstAccess")(function*(
+export const checkFirstAccess = Effect.fnUntraced(function*(
   firstAccess: FirstAccess["Type"],
   connection: Connection,
   params: unknown
@@ -134,7 +134,7 @@ export const make: Effect.Effect<ConnectionAccess, never, ConnectionStore | Firs
     return (yield* all).filter((connection) => canSeeConnection(principal, connection))
   })
 
-  const readable = Effect.fn("ConnectionAccess.readable")(function*(idOrName: string, options?: { readonly byName?: boolean }) {
+  const readable = Effect.fnUntraced(function*(idOrName: string, options?: { readonly byName?: boolean }) {
     const principal = yield* CurrentPrincipal
     const connections = yield* all
     const connection = connections.find((c) => c.id === idOrName) ??
@@ -149,7 +149,7 @@ export const make: Effect.Effect<ConnectionAccess, never, ConnectionStore | Firs
     return connection
   })
 
-  const firstAccess = Effect.fn("ConnectionAccess.firstAccess")(function*(connection: Connection, params: unknown) {
+  const firstAccess = Effect.fnUntraced(function*(connection: Connection, params: unknown) {
     const outcome = yield* checkFirstAccess(gate, connection, params)
     return outcome._tag === "Granted" ? complete<void>(undefined) : outcome
   })

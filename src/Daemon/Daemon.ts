@@ -74,7 +74,7 @@ export const defaultCatalogue: Layer.Layer<CatalogueServices, unknown, Catalogue
   Effect.map(DaemonSettings, (settings) =>
     Layer.mergeAll(ToolsLive, ResourcesLive, PromptsLive, CompletionsLive, ApprovalsLayer.forgetOnRevocation).pipe(
       Layer.provide(ApprovalsLayer.layer(settings)),
-      Layer.provide(Driver.layer.pipe(Layer.provideMerge(ConnectionStore.layer)))
+      Layer.provide(Driver.layer.pipe(Layer.provideMerge(ConnectionStore.layerFollowed())))
     ))
 )
 

@@ -10,11 +10,10 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Queue from "effect/Queue"
-import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { InFlight } from "../Cancellation/InFlight.ts"
 import { PauseSwitch } from "../Mcp/PauseSwitch.ts"
+import * as FileWatch from "../Base/FileWatch.ts"
 import { Home } from "../Base/Home.ts"
 import * as Settings from "./Settings.ts"
 import * as SecretFile from "../Base/SecretFile.ts"
@@ -53,21 +52,6 @@ export const layer = (options: { readonly pollInterval?: Duration.DurationInput 
       const listeners: Array<(paused: boolean) => void> = []
       let paused = yield* readPaused
       const settingsName = NodePath.basename(home.path("settings"))
-      const wake = yield* Queue.sliding<void>(1)
-      yield* Effect.acquireRelease(
-        Effect.sync(() => {
-          try {
-            const watcher = NodeFs.watch(home.dir, { persistent: false }, (_event, changed) => {
-              if (changed === null || changed === settingsName) Queue.unsafeOffer(wake, undefined)
-            })
-            watcher.on("error", () => watcher.close())
-            return watcher
-          } catch {
-            return undefined
-          }
-        }),
-        (watcher) => Effect.sync(() => watcher?.close())
-      )
       const follow = Effect.gen(function*() {
         const now = yield* readPaused
         if (now === paused) return
@@ -80,12 +64,7 @@ export const layer = (options: { readonly pollInterval?: Duration.DurationInput 
           yield* Effect.logWarning("AI access resumed")
         }
       })
-      const interval = Duration.decode(options.pollInterval ?? "500 millis")
-      yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(interval)).pipe(
-        Effect.zipRight(follow),
-        Effect.forever,
-        Effect.forkScoped
-      )
+      yield* FileWatch.follow(home.dir, settingsName, options, Effect.provideService(follow, Home, home))
       if (paused) yield* Effect.logWarning("AI access is paused (weaviate-mcp resume turns it back on)")
       return {
         isPaused: () => paused,

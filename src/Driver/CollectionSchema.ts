@@ -233,7 +233,7 @@ export const vectorColumns = (collection: Collection): ReadonlyArray<string> =>
  *
  * @category requests
  */
-export const list = Effect.fn("CollectionSchema.list")(function*(http: WeaviateHttp) {
+export const list = Effect.fnUntraced(function*(http: WeaviateHttp) {
   const response = yield* http.requestOk({ method: "GET", path: "/v1/schema" })
   if (typeof response.json !== "object" || response.json === null) {
     return yield* new UnexpectedResponse({ detail: "GET /v1/schema did not return a schema document" })

@@ -1,8 +1,14 @@
 /**
- * Saved connections in `connections.json` (mode 0600, written atomically). The file is read on
- * every call, so a daemon sees what the CLI saved a moment ago. `changes` emits the list whenever
- * it changes, through this service or in the file (checked every second while someone listens);
- * the MCP layer turns that into `resources/list_changed`.
+ * Saved connections in `connections.json` (mode 0600, written atomically). `changes` emits the list
+ * whenever it changes, through this service or in the file (checked every second while someone
+ * listens); the MCP layer turns that into `resources/list_changed`.
+ *
+ * How fresh the list is, two ways:
+ * - `layer` (the CLI, short-lived): a stat before each read, so it always sees the file as it is.
+ * - `layerFollowed` (the daemon): the file is followed (`FileWatch`: a directory watch plus a
+ *   500 ms poll), so a request costs no system call; a change by another process is seen within a
+ *   second, usually within milliseconds. A connection not found is looked for once more in the
+ *   file as it is now, so a connection the CLI has just added is found by the very next call.
  *
  * @since 0.1.0
  */
@@ -17,6 +23,8 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as NodeCrypto from "node:crypto"
+import * as NodePath from "node:path"
+import * as FileWatch from "../Base/FileWatch.ts"
 import { Home } from "../Base/Home.ts"
 import { readJsonIfExists, SecretFileError, signature, writeJsonAtomic } from "../Base/SecretFile.ts"
 import { Connection, ConnectionInput, ConnectionsFile } from "../Schema/Connection.ts"
@@ -50,17 +58,25 @@ export type StoreError = SecretFileError | ConnectionInvalid
 export type ConnectionPatch = { readonly [K in keyof typeof ConnectionInput.Encoded]?: (typeof ConnectionInput.Encoded)[K] | undefined }
 
 /**
- * `read` of a file, kept until a stat says the file changed. Every tool call names a connection, so
- * the file is read and decoded again only when it changed (an atomic rewrite changes its inode; an
- * edit in place its size or times): a change by any process is still seen on the next call.
+ * `read` of a file, kept until its signature changes (an atomic rewrite changes its inode; an edit in
+ * place its size or times). `current` reads it as it is now (one stat); `kept` trusts the signature
+ * last seen (none), for callers that learn of changes otherwise (`recheck`, from a watch).
  */
-const cachedByStat = <A, E>(path: string, read: Effect.Effect<A, E>): Effect.Effect<A, E> => {
+const cachedBySignature = <A, E>(path: string, read: Effect.Effect<A, E>) => {
   let cached: { readonly signature: string; readonly value: A } | undefined
-  return Effect.suspend(() => {
-    const current = signature(path)
-    if (cached !== undefined && cached.signature === current) return Effect.succeed(cached.value)
-    return Effect.tap(read, (value) => Effect.sync(() => void (cached = { signature: current, value })))
+  const current: Effect.Effect<A, E> = Effect.suspend(() => {
+    const now = signature(path)
+    if (cached !== undefined && cached.signature === now) return Effect.succeed(cached.value)
+    return Effect.tap(read, (value) => Effect.sync(() => void (cached = { signature: now, value })))
   })
+  return {
+    current,
+    kept: Effect.suspend(() => cached === undefined ? current : Effect.succeed(cached.value)),
+    /** Re-reads when the file changed since it was last read. */
+    recheck: Effect.asVoid(Effect.ignore(current)),
+    /** Forgets the value (after a save through this service). */
+    forget: () => void (cached = undefined)
+  }
 }
 
 /**
@@ -81,7 +97,8 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
    */
   readonly changes: Stream.Stream<ReadonlyArray<Connection>, StoreError>
 }>() {
-  static readonly make = Effect.gen(function*() {
+  /** With `follow`, the file is followed for the life of the scope instead of stat'ed per read. */
+  static readonly make = (follow?: FileWatch.Options) => Effect.gen(function*() {
     const home = yield* Home
     const path = home.path("connections")
     const pubsub = yield* PubSub.unbounded<void>()
@@ -105,12 +122,15 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
           Effect.mapError((e) => new SecretFileError({ path, operation: "read", reason: e.message }))
         ))
 
-    const list = cachedByStat(path, read)
+    const cache = cachedBySignature(path, read)
+    if (follow !== undefined) yield* FileWatch.follow(home.dir, NodePath.basename(path), follow, cache.recheck)
+    const list = follow === undefined ? cache.current : cache.kept
 
     const save = (connections: ReadonlyArray<Connection>) =>
       encodeFile({ version: 1, connections }).pipe(
         Effect.mapError(invalid),
         Effect.flatMap((encoded) => writeJsonAtomic(path, encoded)),
+        Effect.tap(() => Effect.sync(cache.forget)),
         Effect.zipRight(PubSub.publish(pubsub, undefined))
       )
 
@@ -129,11 +149,13 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
         ? Effect.fail(new ConnectionInvalid({ reason: "give the API key or the name of its environment variable, not both" }))
         : Effect.void
 
-    const get = Effect.fn("ConnectionStore.get")(function*(idOrName: string) {
-      return yield* find(yield* list, idOrName)
+    const get = Effect.fnUntraced(function*(idOrName: string) {
+      const found = find(yield* list, idOrName)
+      // Followed: one not found yet may have been saved a moment ago by another process.
+      return yield* follow === undefined ? found : Effect.catchTag(found, "ConnectionNotFound", () => Effect.flatMap(cache.current, (all) => find(all, idOrName)))
     })
 
-    const add = Effect.fn("ConnectionStore.add")(function*(input: typeof ConnectionInput.Encoded) {
+    const add = Effect.fnUntraced(function*(input: typeof ConnectionInput.Encoded) {
       const decoded = yield* Effect.mapError(decodeInput(input), invalid)
       const connections = yield* list
       yield* checkName(connections, decoded.name)
@@ -146,7 +168,7 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
       return connection
     })
 
-    const update = Effect.fn("ConnectionStore.update")(function*(idOrName: string, patch: ConnectionPatch) {
+    const update = Effect.fnUntraced(function*(idOrName: string, patch: ConnectionPatch) {
       const connections = yield* list
       const current = yield* find(connections, idOrName)
       const { id: _id, ...encoded } = yield* Effect.mapError(Schema.encode(Connection)(current), invalid)
@@ -163,7 +185,7 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
       return next
     })
 
-    const remove = Effect.fn("ConnectionStore.remove")(function*(idOrName: string) {
+    const remove = Effect.fnUntraced(function*(idOrName: string) {
       const connections = yield* list
       const current = yield* find(connections, idOrName)
       yield* save(connections.filter((c) => c.id !== current.id))
@@ -187,7 +209,11 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
     return ConnectionStore.of({ list, get, add, update, remove, changes })
   })
 
-  static readonly layer = Layer.effect(ConnectionStore, ConnectionStore.make)
+  /** Stat'ed before each read: for short-lived programs (the CLI). */
+  static readonly layer = Layer.scoped(ConnectionStore, ConnectionStore.make())
+
+  /** Followed for the life of the layer (watch + poll): for the daemon, whose requests then cost no system call. */
+  static readonly layerFollowed = (options: FileWatch.Options = {}) => Layer.scoped(ConnectionStore, ConnectionStore.make(options))
 }
 
 const newId = () => NodeCrypto.randomBytes(6).toString("hex")

@@ -184,7 +184,7 @@ export interface Service {
  *
  * @category requests
  */
-export const checkHealth = Effect.fn("Driver.checkHealth")(function*(http: WeaviateHttp.WeaviateHttp) {
+export const checkHealth = Effect.fnUntraced(function*(http: WeaviateHttp.WeaviateHttp) {
   const started = performance.now()
   const response = yield* http.requestOk({ method: "GET", path: "/v1/meta" })
   const latencyMs = Math.round((performance.now() - started) * 10) / 10
@@ -334,18 +334,16 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       withCollection(name, table, (h, collection, connection) =>
         Effect.flatMap(Tenants.check(h, connection.id, collection, tenant, purpose), (checked) => f(h, collection, checked)))
 
-    const health = Effect.fn("Driver.health")((name: ConnectionRef) => withHttp(name, (h) => checkHealth(h)))
+    const health = (name: ConnectionRef) => withHttp(name, (h) => checkHealth(h))
 
-    const test = Effect.fn("Driver.test")((connection: Connection) =>
-      Effect.scoped(Effect.flatMap(WeaviateHttp.make(connection), checkHealth))
-    )
+    const test = (connection: Connection) => Effect.scoped(Effect.flatMap(WeaviateHttp.make(connection), checkHealth))
 
-    const disconnect = Effect.fn("Driver.disconnect")(function*(name: ConnectionRef) {
+    const disconnect = Effect.fnUntraced(function*(name: ConnectionRef) {
       const connection = yield* resolve(name)
       yield* drop(connection.id)
     })
 
-    const describe = Effect.fn("Driver.describe")((name: ConnectionRef, table: string) =>
+    const describe = (name: ConnectionRef, table: string) =>
       withCollection(name, table, (_, collection) =>
         Effect.succeed<TableDescription>({
           collection,
@@ -354,16 +352,15 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
             operators: FilterBuilder.operatorsFor(collection, column.name)
           }))
         }))
-    )
 
     return Driver.of({
-      connect: Effect.fn("Driver.connect")((name: ConnectionRef) => health(name)),
+      connect: health,
       health,
       test,
       disconnect,
       isConnected: (id) => Effect.map(SynchronizedRef.get(sessions), (map) => map.has(id)),
       http,
-      listCollections: Effect.fn("Driver.listCollections")((name: ConnectionRef) => withHttp(name, (h) => CollectionSchema.list(h))),
+      listCollections: (name: ConnectionRef) => withHttp(name, (h) => CollectionSchema.list(h)),
       describe,
       browse: (name, table, request) =>
         withTenant(name, table, request?.tenant, "read", (h, c, tenant) => Grid.page(h, c, { ...request, tenant })),

@@ -240,7 +240,7 @@ export const toResult = (
  *
  * @category requests
  */
-export const run = Effect.fn("GraphqlEditor.run")(function*(
+export const run = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   statement: string | ValidQuery,
   options: { readonly tenant?: string | undefined } = {}

@@ -185,7 +185,7 @@ const checkPaging = (limit: number, offset: number) =>
  *
  * @category requests
  */
-export const page = Effect.fn("Grid.page")(function*(
+export const page = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   collection: Collection,
   request: PageRequest = {}
@@ -240,7 +240,7 @@ export const page = Effect.fn("Grid.page")(function*(
  *
  * @category requests
  */
-export const count = Effect.fn("Grid.count")(function*(
+export const count = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   collection: Collection,
   options: { readonly filters?: ReadonlyArray<FilterBuilder.Filter>; readonly tenant?: string | undefined } = {}
@@ -264,7 +264,7 @@ export const count = Effect.fn("Grid.count")(function*(
  *
  * @category requests
  */
-export const getRow = Effect.fn("Grid.getRow")(function*(
+export const getRow = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   collection: Collection,
   uuid: string,

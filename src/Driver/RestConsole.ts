@@ -178,7 +178,7 @@ export interface ConsoleResult {
  *
  * @category requests
  */
-export const run = Effect.fn("RestConsole.run")(function*(
+export const run = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   statement: string | ConsoleRequest
 ): Effect.fn.Return<ConsoleResult, StatementRefused | AuthenticationFailed | ConnectionFailed> {
@@ -190,7 +190,7 @@ export const run = Effect.fn("RestConsole.run")(function*(
  *
  * @category requests
  */
-export const send = Effect.fn("RestConsole.send")(function*(
+export const send = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   request: ConsoleRequest
 ): Effect.fn.Return<ConsoleResult, AuthenticationFailed | ConnectionFailed> {

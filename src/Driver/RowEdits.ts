@@ -103,7 +103,7 @@ export const planDestructive = (collection: Collection, operation: Destructive):
  *
  * @category requests
  */
-export const sendDestructive = Effect.fn("RowEdits.sendDestructive")(function*(
+export const sendDestructive = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   request: EditRequest
 ): Effect.fn.Return<number, RequestError> {
@@ -231,7 +231,7 @@ export const format = (request: EditRequest): string => {
  *
  * @category requests
  */
-export const send = Effect.fn("RowEdits.send")(function*(
+export const send = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   request: EditRequest
 ): Effect.fn.Return<string, RequestError> {
@@ -250,7 +250,7 @@ export const send = Effect.fn("RowEdits.send")(function*(
  *
  * @category requests
  */
-export const apply = Effect.fn("RowEdits.apply")(function*(
+export const apply = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   plan: Plan
 ): Effect.fn.Return<EditResult, RequestError> {

@@ -62,7 +62,7 @@ const decode = (u: unknown): Tenant | undefined => {
  *
  * @category requests
  */
-export const listAll = Effect.fn("Tenants.listAll")(function*(
+export const listAll = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   collection: Collection
 ): Effect.fn.Return<ReadonlyArray<Tenant>, RequestError> {
@@ -84,7 +84,7 @@ export const visible = (http: WeaviateHttp, connectionId: string, collection: Co
   })
 
 /** One tenant; `None` when the collection has no such tenant. */
-const getOne = Effect.fn("Tenants.get")(function*(http: WeaviateHttp, collection: Collection, name: string) {
+const getOne = Effect.fnUntraced(function*(http: WeaviateHttp, collection: Collection, name: string) {
   const response = yield* http.request({ method: "GET", path: `${path(collection)}/${encodeURIComponent(name)}` })
   if (response.status === 404) return Option.none<Tenant>()
   if (response.status < 200 || response.status >= 300) {
@@ -100,7 +100,7 @@ const getOne = Effect.fn("Tenants.get")(function*(http: WeaviateHttp, collection
  *
  * @category requests
  */
-export const check = Effect.fn("Tenants.check")(function*(
+export const check = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   connectionId: string,
   collection: Collection,

@@ -13,7 +13,7 @@ const RESULTS = NodePath.resolve(import.meta.dirname, "../../bench/results.json"
 // adds the scenarios vector_search and insert_rows and the baseline weaviate-mcp-server.
 const SCENARIOS = ["tools/list", "execute_query", "browse", "cancel", "startup", "memory", "vector_search", "insert_rows"]
 const MEMBERS = ["baseline", "baselineName", "metric", "ours", "ratio", "scenario", "unit"]
-const BASELINES = ["sdk-v2", "node:http", "direct-graphql", "weaviate-ts-client", "weaviate-mcp-server"]
+const BASELINES = ["sdk-v2", "node:http", "direct-graphql", "weaviate-ts-client", "weaviate-mcp-server", "lean-node"]
 
 describe("Contract: bench/results.json", () => {
   it("bench/results.json is an array of {scenario, metric, unit, ours, baseline, baselineName, ratio}; scenario and baselineName among the README's; ratio = ours / baseline", () => {

@@ -84,7 +84,7 @@ export const make = Effect.gen(function*() {
       : Effect.succeed(variables)
   }
 
-  const complete = Effect.fn("Completions.complete")(function*(request: Parameters<Completions["Type"]["complete"]>[0]) {
+  const complete = Effect.fnUntraced(function*(request: Parameters<Completions["Type"]["complete"]>[0]) {
     const names = yield* argumentNames(request.ref)
     const { name, value } = request.argument
     if (!names.includes(name)) return none

@@ -401,7 +401,7 @@ export const make = Effect.gen(function*() {
   const driver = yield* Driver
   const access = yield* ConnectionAccess.make
 
-  const get = Effect.fn("Prompts.get")(function*(name: string, args: Args) {
+  const get = Effect.fnUntraced(function*(name: string, args: Args) {
     const descriptor = descriptors.find((d) => d.name === name)
     if (descriptor === undefined) {
       return yield* new InvalidParams({

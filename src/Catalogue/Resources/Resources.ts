@@ -265,7 +265,7 @@ const makeRead = ({ access, driver, sampleSize }: Deps) => {
     }
   }
 
-  const read = Effect.fn("Resources.read")(function*(uri: string) {
+  const read = Effect.fnUntraced(function*(uri: string) {
     const ref = yield* parse(uri)
     if (ref._tag === "Connections") return complete(jsonContents(uri, yield* connectionsBody, ResourceUri.ttlMs.Connections))
     const connection = yield* access.readable(ref.connectionId)
@@ -294,7 +294,7 @@ const makeNotifications = ({ access, driver, listTimeout, pollInterval, store }:
     Effect.orElseSucceed(() => relisted)
   )
 
-  const watch = Effect.fn("Resources.watch")(function*(uri: string) {
+  const watch = Effect.fnUntraced(function*(uri: string) {
     const ref = yield* parse(uri)
     if (ref._tag !== "Schema") {
       return yield* new InvalidParams({ message: `Only …/schema resources can be subscribed to, not ${JSON.stringify(uri)}`, data: { uri } })

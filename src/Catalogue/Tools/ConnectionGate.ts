@@ -44,7 +44,7 @@ export const makeEnv = Effect.all({
  *
  * @category combinators
  */
-export const open = Effect.fn("ConnectionGate.open")(function*(
+export const open = Effect.fnUntraced(function*(
   env: ToolEnv,
   connectionId: string,
   needed: "read" | "write"
@@ -64,7 +64,7 @@ export const open = Effect.fn("ConnectionGate.open")(function*(
  *
  * @category combinators
  */
-export const approve = Effect.fn("ConnectionGate.approve")(function*(
+export const approve = Effect.fnUntraced(function*(
   env: ToolEnv,
   connection: Connection,
   statement: string,

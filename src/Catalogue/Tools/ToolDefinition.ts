@@ -194,7 +194,7 @@ export const make = <I, IE, O, OE>(definition: Definition<I, IE, O, OE>): Tool =
             complete(ToolError.toResult(ToolError.fail("internal_failure", `the tool ${name} failed unexpectedly`)))
           )
         ),
-        Effect.withSpan(`Tools.${name}`, { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name } })
+        Effect.withSpan(`Tools.${name}`, { captureStackTrace: false, attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name } })
       )
     }
   }

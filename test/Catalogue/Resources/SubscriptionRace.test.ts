@@ -47,7 +47,7 @@ const approvingDialog = Layer.succeed(Dialog, { kind: "exec", interactive: true,
 
 const harness = Layer.unwrapScoped(Effect.gen(function*() {
   const weaviate = yield* TestWeaviate()
-  const store = yield* ConnectionStore.make
+  const store = yield* ConnectionStore.make()
   const local = yield* Effect.orDie(store.add({ name: "local", host: "127.0.0.1", port: weaviate.port }))
   // A slow disk: the daemon's watch of the saved connections starts reading late.
   const slowDisk = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, SLOW_MS)))

@@ -105,9 +105,9 @@ export const makeHarness = async (
     })
   const lookups: Array<string> = []
   // The real store, with its lookups recorded.
-  const store = Layer.effect(
+  const store = Layer.scoped(
     ConnectionStore,
-    Effect.map(ConnectionStore.make, (real) => ({ ...real, get: (idOrName: string) => (lookups.push(idOrName), real.get(idOrName)) }))
+    Effect.map(ConnectionStore.make(), (real) => ({ ...real, get: (idOrName: string) => (lookups.push(idOrName), real.get(idOrName)) }))
   )
   const base = Layer.mergeAll(Driver.layer, ApprovalsLayer.layerWithDialog(dialogLayer)).pipe(
     Layer.provideMerge(store),

@@ -1,0 +1,79 @@
+/**
+ * What a server process spends per call, measured from outside it over a window of calls:
+ * - CPU: user + system time of every thread of the process, from `/proc/PID/stat` (Linux);
+ * - bytes allocated on its JavaScript heap, when it was started with `alloc-probe.mjs` preloaded
+ *   (`probeArgs`): two SIGUSR2 signals open and close the window.
+ */
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+
+const TICKS_PER_SECOND = 100
+
+/** Node arguments that preload the allocation probe, and the environment it reads. */
+export const probe = () => {
+  const file = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-alloc-")), "alloc.json")
+  return {
+    nodeArgs: ["--import", NodePath.join(import.meta.dirname, "alloc-probe.mjs")],
+    env: { WEAVIATE_MCP_ALLOC_FILE: file },
+    file
+  }
+}
+
+/** Process CPU (user + system, all threads) in milliseconds; undefined where /proc is absent. */
+export const cpuMs = (pid: number): number | undefined => {
+  try {
+    const stat = NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    // The command name may hold spaces: fields are counted after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND
+  } catch {
+    return undefined
+  }
+}
+
+export interface Cost {
+  /** CPU per call, ms (undefined without /proc). */
+  readonly cpuMsPerCall: number | undefined
+  /** Bytes allocated per call (undefined without the probe). */
+  readonly bytesPerCall: number | undefined
+}
+
+/** Waits (bounded) for the probe's file after the closing signal. */
+const readProbe = async (file: string): Promise<number | undefined> => {
+  for (let i = 0; i < 100; i++) {
+    if (NodeFs.existsSync(file)) {
+      try {
+        const bytes = (JSON.parse(NodeFs.readFileSync(file, "utf8")) as { bytes: number }).bytes
+        NodeFs.rmSync(file)
+        return bytes
+      } catch {
+        // written partly: read again
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return undefined
+}
+
+/** Runs `calls` and measures what the process `pid` spent on them. */
+export const measure = async (pid: number, calls: number, run: () => Promise<void>, probeFile?: string): Promise<Cost> => {
+  if (probeFile !== undefined) process.kill(pid, "SIGUSR2")
+  const before = cpuMs(pid)
+  await run()
+  const after = cpuMs(pid)
+  let bytes: number | undefined
+  if (probeFile !== undefined) {
+    process.kill(pid, "SIGUSR2")
+    bytes = await readProbe(probeFile)
+  }
+  return {
+    cpuMsPerCall: before === undefined || after === undefined ? undefined : (after - before) / calls,
+    bytesPerCall: bytes === undefined ? undefined : bytes / calls
+  }
+}
+
+/** `CPU 0.84 ms/call, 212 KB/call` for a report line. */
+export const describe = (cost: Cost) =>
+  `CPU ${cost.cpuMsPerCall === undefined ? "n/a" : `${cost.cpuMsPerCall.toFixed(3)} ms`}/call, ` +
+  `alloc ${cost.bytesPerCall === undefined ? "n/a" : `${(cost.bytesPerCall / 1024).toFixed(1)} KB`}/call`

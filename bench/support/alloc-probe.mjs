@@ -1,0 +1,31 @@
+// Preloaded into a server under benchmark (`node --import …/alloc-probe.mjs`): counts the bytes the
+// process allocates on its JavaScript heap between two SIGUSR2 signals, from V8's own GC statistics
+// (v8.GCProfiler: the heap in use before each collection, minus what the previous one left). The second
+// signal writes `{ "bytes": N, "collections": N }` to the file named by WEAVIATE_MCP_ALLOC_FILE.
+import * as NodeFs from "node:fs"
+import * as NodeV8 from "node:v8"
+
+const file = process.env.WEAVIATE_MCP_ALLOC_FILE
+if (file !== undefined && file !== "") {
+  let profiler
+  let startUsed = 0
+  process.on("SIGUSR2", () => {
+    if (profiler === undefined) {
+      startUsed = NodeV8.getHeapStatistics().used_heap_size
+      profiler = new NodeV8.GCProfiler()
+      profiler.start()
+      return
+    }
+    const endUsed = NodeV8.getHeapStatistics().used_heap_size
+    const { statistics } = profiler.stop()
+    profiler = undefined
+    let bytes = 0
+    let after = startUsed
+    for (const gc of statistics) {
+      bytes += gc.beforeGC.heapStatistics.usedHeapSize - after
+      after = gc.afterGC.heapStatistics.usedHeapSize
+    }
+    bytes += endUsed - after
+    NodeFs.writeFileSync(file, JSON.stringify({ bytes, collections: statistics.length }))
+  })
+}

@@ -1,0 +1,114 @@
+// lean-node for `execute_query`: a plain `node:http` program that does the per-call work the contract
+// requires of one `tools/call execute_query` (a GraphQL `Get`), and nothing else. It is the floor the
+// daemon's CPU per call and added latency are compared with in `bench:peers` (issue 27):
+// - the bearer token checked by HMAC against a salted digest; the protocol-version header checked;
+// - the JSON body parsed;
+// - the statement parsed with `graphql` and checked to be one read-only operation;
+// - the POST to Weaviate's `/v1/graphql` through an undici pool;
+// - the grid mapping (uuid first, the properties, no vector) and the result JSON (structured content
+//   plus a text table);
+// - one SHA-256-chained activity line and one log line per call, appended through held descriptors,
+//   batched per tick.
+// Plain JavaScript, so no loader runs beside it. Usage:
+//   node lean-execute-query.mjs WEAVIATE_URL TOKEN DIR   → prints `listening on http://127.0.0.1:PORT/mcp`
+import * as NodeCrypto from "node:crypto"
+import * as NodeFs from "node:fs"
+import * as NodeHttp from "node:http"
+import * as NodePath from "node:path"
+import { Kind, parse } from "graphql"
+import { Pool } from "undici"
+
+const [weaviateUrl, token, dir] = process.argv.slice(2)
+if (weaviateUrl === undefined || token === undefined || dir === undefined) {
+  console.error("usage: lean-execute-query.mjs WEAVIATE_URL TOKEN DIR")
+  process.exit(2)
+}
+const MODERN = "2026-07-28"
+const salt = NodeCrypto.randomBytes(16)
+const digest = NodeCrypto.createHmac("sha256", salt).update(token).digest()
+const pool = new Pool(weaviateUrl, { connections: 8 })
+const activity = NodeFs.openSync(NodePath.join(dir, "lean-activity.log"), "a", 0o600)
+const log = NodeFs.openSync(NodePath.join(dir, "lean-serve.log"), "a", 0o600)
+let previous = "0".repeat(64)
+let activityLines = ""
+let logLines = ""
+const flush = () => {
+  NodeFs.write(activity, activityLines, () => {})
+  NodeFs.write(log, logLines, () => {})
+  activityLines = ""
+  logLines = ""
+}
+
+/** One read-only operation, or a reason it is not. */
+const readOnly = (text) => {
+  const document = parse(text)
+  const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION)
+  if (operations.length !== 1) return "one operation"
+  if (operations[0].operation !== "query") return "read-only"
+  return undefined
+}
+
+/** The grid of each collection of a `Get`: uuid first, then the properties. */
+const grids = (data) =>
+  Object.entries(data?.Get ?? {}).map(([collection, objects]) => {
+    const columns = ["uuid"]
+    for (const object of objects) {
+      for (const key of Object.keys(object)) if (key !== "_additional" && !columns.includes(key)) columns.push(key)
+    }
+    const rows = objects.map((object) => {
+      const row = { uuid: object._additional?.id ?? null }
+      for (const column of columns.slice(1)) row[column] = object[column] ?? null
+      return row
+    })
+    return { collection, columns, rows, totalRows: rows.length, truncated: false }
+  })
+
+const textTable = (table) =>
+  [`${table.collection}:`, table.columns.join(" | "), ...table.rows.map((row) => table.columns.map((c) => String(row[c] ?? "")).join(" | "))].join("\n")
+
+const server = NodeHttp.createServer((request, response) => {
+  const chunks = []
+  request.on("data", (chunk) => chunks.push(chunk))
+  request.on("end", async () => {
+    const started = performance.now()
+    const refuse = (status) => (response.writeHead(status), response.end())
+    if (request.headers.host === undefined || request.headers["mcp-protocol-version"] !== MODERN) return refuse(400)
+    const bearer = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.authorization ?? "")
+    if (bearer === null) return refuse(401)
+    const presented = NodeCrypto.createHmac("sha256", salt).update(bearer[1]).digest()
+    if (!NodeCrypto.timingSafeEqual(presented, digest)) return refuse(401)
+    const message = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    if (message.method !== "tools/call" || message.params?.name !== "execute_query") return refuse(400)
+    const query = message.params.arguments.query
+    const refused = readOnly(query)
+    if (refused !== undefined) return refuse(400)
+    const answer = await pool.request({ path: "/v1/graphql", method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query }) })
+    const body = await answer.body.json()
+    const tables = grids(body.data)
+    const result = {
+      content: [{ type: "text", text: tables.map(textTable).join("\n\n") }],
+      structuredContent: { kind: "graphql", maxRows: 100, truncated: false, tables, errors: [] },
+      isError: false,
+      resultType: "complete"
+    }
+    const reply = JSON.stringify({ jsonrpc: "2.0", id: message.id, result })
+    response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(reply) })
+    response.end(reply)
+    const line = JSON.stringify({
+      time: new Date().toISOString(),
+      client: message.params._meta?.["io.modelcontextprotocol/clientInfo"]?.name ?? null,
+      method: "tools/call",
+      tool: "execute_query",
+      connection: message.params.arguments.connection_id,
+      outcome: "ok",
+      statements: [NodeCrypto.createHash("sha256").update(query).digest("hex")],
+      prev: previous
+    })
+    previous = NodeCrypto.createHash("sha256").update(line).digest("hex")
+    if (activityLines.length === 0) setImmediate(flush)
+    activityLines += `${line}\n`
+    logLines += `timestamp=${new Date().toISOString()} level=INFO message="mcp request" method=tools/call tool=execute_query durationMs=${(performance.now() - started).toFixed(1)}\n`
+  })
+})
+server.listen(0, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${server.address().port}/mcp`))
+process.on("SIGTERM", () => process.exit(0))
