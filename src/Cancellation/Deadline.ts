@@ -3,40 +3,137 @@
  * statement's own `timeout_seconds` (README "Decisions" 7: it ends the call like the handler deadline; the tool
  * error `timeout` is kept for a time-out that Weaviate itself reports).
  *
- * Both read time from Effect's `Clock`, so `TestClock` drives them. The timed-out work is interrupted
- * and its finalizers (an aborted HTTP request to Weaviate included) run before the failure is seen.
+ * A deadline is an entry in `Timers`, not a fiber of its own: one timer fiber per daemon sleeps until
+ * the earliest entry and, when it is due, interrupts the call's fiber with the time-out as its reason
+ * (see `InFlight`). A request therefore runs on one work fiber whatever bounds it (a timed race forks
+ * two fibers per bound; a tool call had three such races).
+ *
+ * Time is read from Effect's `Clock`, so `TestClock` drives every deadline. The timed-out work is
+ * interrupted and its finalizers (an aborted HTTP request to Weaviate included) run before the failure
+ * is seen.
  *
  * @since 0.1.0
  */
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import type * as Scope from "effect/Scope"
 import { RequestTimeout } from "../Schema/McpErrors.ts"
 
 /** @category constants */
 export const HANDLER_DEADLINE: Duration.Duration = Duration.seconds(330)
 
+/** @category errors */
+export const handlerDeadlineReached = () =>
+  new RequestTimeout({ message: `Request timed out: the ${Duration.toSeconds(HANDLER_DEADLINE)}-second handler deadline was reached` })
+
+/** @category errors */
+export const statementTimedOut = (seconds: number) => new RequestTimeout({ message: `Statement timed out after ${seconds} s (timeout_seconds)` })
+
+// ===== Timers =====
+
 /**
- * The handler deadline every request except `subscriptions/listen` runs under.
+ * Timers on Effect's `Clock` served by one fiber.
+ *
+ * @category models
+ */
+export interface Timers {
+  /** Calls `fire` once `delayMs` have passed on the clock, unless the returned cancel ran first. */
+  readonly schedule: (delayMs: number, fire: () => void) => () => void
+}
+
+interface Entry {
+  readonly due: number
+  readonly fire: () => void
+}
+
+/**
+ * The timer fiber lives as long as the scope. It sleeps until the earliest entry; an entry earlier
+ * than that wakes it (rare: most deadlines of a daemon have the same length, so each new one is the
+ * latest); a cancelled entry is removed at once, so only live deadlines are kept.
+ *
+ * @category constructors
+ */
+export const makeTimers: Effect.Effect<Timers, never, Scope.Scope> = Effect.gen(function*() {
+  const clock = yield* Effect.clock
+  // Sorted by due time; equal times keep their order.
+  const entries: Array<Entry> = []
+  let sleepingUntil = Number.POSITIVE_INFINITY
+  let wake = Deferred.unsafeMake<void>(FiberId.none)
+
+  const fireDue = () => {
+    const now = clock.unsafeCurrentTimeMillis()
+    while (entries.length > 0 && entries[0]!.due <= now) entries.shift()!.fire()
+    return now
+  }
+
+  yield* Effect.forkScoped(Effect.forever(Effect.suspend(() => {
+    const now = fireDue()
+    const signal = wake = Deferred.unsafeMake<void>(FiberId.none)
+    sleepingUntil = entries.length === 0 ? Number.POSITIVE_INFINITY : entries[0]!.due
+    return Number.isFinite(sleepingUntil)
+      ? Effect.raceFirst(Effect.sleep(sleepingUntil - now), Deferred.await(signal))
+      : Deferred.await(signal)
+  })))
+
+  const schedule = (delayMs: number, fire: () => void) => {
+    const entry: Entry = { due: clock.unsafeCurrentTimeMillis() + delayMs, fire }
+    let at = entries.length
+    while (at > 0 && entries[at - 1]!.due > entry.due) at--
+    entries.splice(at, 0, entry)
+    if (entry.due < sleepingUntil) Deferred.unsafeDone(wake, Exit.void)
+    return () => {
+      const index = entries.indexOf(entry)
+      if (index >= 0) entries.splice(index, 1)
+    }
+  }
+  return { schedule }
+})
+
+// ===== A call's own bounds =====
+
+/**
+ * What a call's work fiber can be bounded by: registered by `InFlight.run` for the fiber it runs the
+ * work on, read by `withStatementTimeout`.
+ *
+ * @category models
+ */
+export interface CallBounds {
+  /** Interrupts the call with `error` after `delayMs`, unless the returned cancel ran first. */
+  readonly bound: (delayMs: number, error: () => RequestTimeout) => () => void
+}
+
+/** The bounds of the call each work fiber runs (keyed by the fiber; nothing is kept once it is gone). */
+const callBounds = new WeakMap<object, CallBounds>()
+
+/**
+ * Runs `effect` as the work of a call, on the current fiber: `withStatementTimeout` inside it bounds
+ * the call through `bounds`.
  *
  * @category combinators
  */
-export const withHandlerDeadline = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | RequestTimeout, R> =>
-  Effect.timeoutFail(effect, {
-    duration: HANDLER_DEADLINE,
-    onTimeout: () =>
-      new RequestTimeout({
-        message: `Request timed out: the ${Duration.toSeconds(HANDLER_DEADLINE)}-second handler deadline was reached`
-      })
+export const asCall = <A, E, R>(effect: Effect.Effect<A, E, R>, bounds: CallBounds): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime((fiber) => {
+    callBounds.set(fiber, bounds)
+    return effect
   })
 
 /**
- * A statement's own time-out (`timeout_seconds` of a tool).
+ * A statement's own time-out (`timeout_seconds` of a tool). Inside a call (`InFlight.run`) it is one
+ * timer entry that ends the call with -33003; elsewhere (a library program running a tool on its own)
+ * it is a timed race.
  *
  * @category combinators
  */
 export const withStatementTimeout = (seconds: number) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | RequestTimeout, R> =>
-  Effect.timeoutFail(effect, {
-    duration: Duration.seconds(seconds),
-    onTimeout: () => new RequestTimeout({ message: `Statement timed out after ${seconds} s (timeout_seconds)` })
+  Effect.withFiberRuntime((fiber) => {
+    const bounds = callBounds.get(fiber)
+    if (bounds === undefined) {
+      return Effect.timeoutFail(effect, { duration: Duration.seconds(seconds), onTimeout: () => statementTimedOut(seconds) })
+    }
+    const cancel = bounds.bound(seconds * 1000, () => statementTimedOut(seconds))
+    return Effect.ensuring(effect, Effect.sync(cancel))
   })

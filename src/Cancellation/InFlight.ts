@@ -13,19 +13,24 @@
  *
  * In every case the work's finalizers have run before the caller gets its answer.
  *
+ * One work fiber per request, whatever ends it: cancellation, revocation, pause and shutdown interrupt
+ * it with their reason, the deadlines are entries of one shared timer fiber (`Deadline.makeTimers`)
+ * that do the same, and a caller that goes away interrupts it. The caller turns the reason into its
+ * answer. (Before, the work ran under a FiberMap fork, a timed race for the handler deadline, one for
+ * the statement's time-out and one for shutdown: seven fibers per tool call.)
+ *
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
-import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import * as FiberMap from "effect/FiberMap"
 import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import { InvalidRequest, RequestCancelled, type RequestTimeout } from "../Schema/McpErrors.ts"
-import { withHandlerDeadline } from "./Deadline.ts"
+import * as Runtime from "effect/Runtime"
+import { InvalidRequest, RequestCancelled, type RequestTimeout, type ServiceUnavailable } from "../Schema/McpErrors.ts"
+import { asCall, HANDLER_DEADLINE, handlerDeadlineReached, makeTimers } from "./Deadline.ts"
 
 /** @category models */
 export interface RequestKey {
@@ -39,10 +44,11 @@ export interface RunOptions {
   readonly deadline?: boolean | undefined
 }
 
-/** Structural equality for the FiberMap: the same principal and the same id (`1` and `"1"` differ). */
-class Key extends Data.Class<RequestKey> {}
+/** What a stopped request answers: the reason it was stopped for. @category models */
+export type StopReason = RequestCancelled | RequestTimeout | ServiceUnavailable
 
-const toKey = (key: RequestKey) => new Key({ principalId: key.principalId, requestId: key.requestId })
+/** The same principal and the same id (`1` and `"1"` differ). */
+const keyOf = (key: RequestKey) => `${key.principalId}\u0000${typeof key.requestId}\u0000${key.requestId}`
 
 /** Client-supplied reasons are echoed back to that client, but not at any length. */
 const MAX_REASON_LENGTH = 200
@@ -65,7 +71,14 @@ export const REVOKED = "the access token was revoked"
 /** @category reasons */
 export const SHUTTING_DOWN = "the server is shutting down"
 
-type WorkFiber = Fiber.RuntimeFiber<unknown, unknown>
+/** A request in flight: its work fiber, and why it was stopped (the first reason wins). */
+interface Call {
+  readonly principalId: string
+  readonly fiber: Fiber.RuntimeFiber<unknown, unknown>
+  stoppedBy: (() => StopReason) | undefined
+}
+
+const HANDLER_DEADLINE_MS = Duration.toMillis(HANDLER_DEADLINE)
 
 /**
  * @category services
@@ -74,13 +87,14 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
   /**
    * Runs `effect` registered under `key`, under the 330-second handler deadline unless
    * `deadline: false`. Refuses a duplicate in-flight id of the same principal with `InvalidRequest`;
-   * a cancelled run fails with `RequestCancelled`; interrupting the caller interrupts the work.
+   * a stopped run fails with its reason (`RequestCancelled`, `RequestTimeout`, `ServiceUnavailable`);
+   * interrupting the caller interrupts the work.
    */
   readonly run: <A, E, R>(
     key: RequestKey,
     effect: Effect.Effect<A, E, R>,
     options?: RunOptions
-  ) => Effect.Effect<A, E | RequestCancelled | RequestTimeout | InvalidRequest, R>
+  ) => Effect.Effect<A, E | StopReason | InvalidRequest, R>
   /** `notifications/cancelled`: only that principal's request with that id; whether one was cancelled. */
   readonly cancel: (key: RequestKey, reason?: string) => Effect.Effect<boolean>
   /** Token revoked: cancels all of that principal's in-flight requests; how many. */
@@ -89,75 +103,85 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
   readonly cancelAll: Effect.Effect<number>
   /** Cancels everything with a reason of its own (AI access paused); how many. */
   readonly cancelAllBecause: (reason: string) => Effect.Effect<number>
+  /** Stops everything with an answer of its own (the endpoint's shutdown: 503 `-33000`); how many. */
+  readonly stopAll: (reason: () => StopReason) => Effect.Effect<number>
   /** Requests in flight. */
   readonly size: Effect.Effect<number>
 }>() {
   static readonly make = Effect.gen(function*() {
-    const map = yield* FiberMap.make<Key>()
-    /** Why a fiber was cancelled, read when its caller turns the interruption into `RequestCancelled`. */
-    const reasons = new WeakMap<WorkFiber, string>()
+    const calls = new Map<string, Call>()
+    const timers = yield* makeTimers
+    let closed = false
 
-    /** Interrupts the fibers and waits until they have stopped (their finalizers have run). */
-    const interrupt = (fibers: ReadonlyArray<WorkFiber>, reason: string) =>
+    /** Records why (unless a reason came first) and interrupts the work. */
+    const stopNow = (call: Call, reason: () => StopReason) => {
+      call.stoppedBy ??= reason
+      call.fiber.unsafeInterruptAsFork(call.fiber.id())
+    }
+
+    /** Stops the calls and waits until their work has stopped (its finalizers have run). */
+    const stop = (selected: ReadonlyArray<Call>, reason: () => StopReason) =>
       Effect.suspend(() => {
-        // The first reason wins: a request cancelled by its client and then by shutdown says so.
-        for (const fiber of fibers) if (!reasons.has(fiber)) reasons.set(fiber, reason)
-        return Effect.as(Fiber.interruptAll(fibers), fibers.length)
+        for (const call of selected) call.stoppedBy ??= reason
+        return Effect.as(Fiber.interruptAll(selected.map((call) => call.fiber)), selected.length)
       })
 
-    const cancelWhere = (predicate: (key: Key) => boolean, reason: string) =>
-      Effect.suspend(() =>
-        interrupt(Array.from(map).flatMap(([key, fiber]) => predicate(key) ? [fiber] : []), reason)
-      )
+    const stopWhere = (predicate: (call: Call) => boolean, reason: () => StopReason) =>
+      Effect.suspend(() => stop([...calls.values()].filter(predicate), reason))
 
-    const cancelAll = cancelWhere(() => true, SHUTTING_DOWN).pipe(Effect.withSpan("InFlight.cancelAll"))
-    // Runs before the FiberMap's own finalizer, so that callers learn why they were cancelled.
-    yield* Effect.addFinalizer(() => cancelAll)
+    const cancelAll = stopWhere(() => true, () => cancelledBy(SHUTTING_DOWN))
+    yield* Effect.addFinalizer(() => Effect.zipRight(Effect.sync(() => (closed = true)), cancelAll))
 
     const run = <A, E, R>(
       key: RequestKey,
       effect: Effect.Effect<A, E, R>,
       options?: RunOptions
-    ): Effect.Effect<A, E | RequestCancelled | RequestTimeout | InvalidRequest, R> => {
-      const work = Effect.interruptible(options?.deadline === false ? effect : withHandlerDeadline(effect))
-      // The fork runtime is captured outside the mask: the work must not inherit an uninterruptible region.
-      return Effect.flatMap(FiberMap.runtime(map)<R>(), (fork) =>
-        Effect.uninterruptibleMask((restore) =>
-          Effect.suspend((): Effect.Effect<A, E | RequestCancelled | RequestTimeout | InvalidRequest> => {
-            const mapKey = toKey(key)
-            // Checked and forked in one synchronous step, so no other request can slip in between
-            // (`onlyIfMissing` keeps the map from ever replacing a running call regardless).
-            if (FiberMap.unsafeHas(map, mapKey)) return Effect.fail(duplicate(key))
-            const fiber: Fiber.RuntimeFiber<A, E | RequestTimeout> = fork(mapKey, work, { onlyIfMissing: true })
-            return restore(Fiber.await(fiber)).pipe(
-              // The work runs detached from the caller: pass the caller's interruption on to it.
-              Effect.onInterrupt(() => Fiber.interrupt(fiber)),
-              Effect.flatMap((exit): Effect.Effect<A, E | RequestTimeout | RequestCancelled> =>
-                Exit.isSuccess(exit)
-                  ? Effect.succeed(exit.value)
-                  : Cause.isInterruptedOnly(exit.cause)
-                  ? Effect.fail(cancelledBy(reasons.get(fiber)))
-                  : Effect.failCause(exit.cause)
-              )
-            )
+    ): Effect.Effect<A, E | StopReason | InvalidRequest, R> =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.withFiberRuntime<A, E | StopReason | InvalidRequest, R>((caller, status) => {
+          if (closed) return Effect.fail(cancelledBy(undefined))
+          const mapKey = keyOf(key)
+          // Checked and registered in one synchronous step, so no other request can slip in between.
+          if (calls.has(mapKey)) return Effect.fail(duplicate(key))
+          let call: Call | undefined
+          const bounds = { bound: (delayMs: number, error: () => RequestTimeout) => timers.schedule(delayMs, () => stopNow(call!, error)) }
+          // The work runs detached from the caller (a fiber of its own, interruptible), with the caller's
+          // services and fiber refs (its clock, logger, span), like a fork.
+          const runtime = Runtime.make({ context: caller.currentContext as Context.Context<R>, fiberRefs: caller.getFiberRefs(), runtimeFlags: status.runtimeFlags })
+          const fiber = Runtime.runFork(runtime)(Effect.interruptible(asCall(effect, bounds)))
+          call = { principalId: key.principalId, fiber, stoppedBy: undefined }
+          calls.set(mapKey, call)
+          const cancelDeadline = options?.deadline === false ? undefined : timers.schedule(HANDLER_DEADLINE_MS, () => stopNow(call!, handlerDeadlineReached))
+          fiber.addObserver(() => {
+            cancelDeadline?.()
+            if (calls.get(mapKey) === call) calls.delete(mapKey)
           })
-        ))
-    }
+          return restore(Fiber.await(fiber)).pipe(
+            // The caller went away: pass its interruption on to the work.
+            Effect.onInterrupt(() => Fiber.interrupt(fiber)),
+            Effect.flatMap((exit): Effect.Effect<A, E | StopReason> =>
+              Exit.isSuccess(exit)
+                ? Effect.succeed(exit.value)
+                : Cause.isInterruptedOnly(exit.cause)
+                ? Effect.fail(call!.stoppedBy?.() ?? cancelledBy(undefined))
+                : Effect.failCause(exit.cause)
+            )
+          )
+        })
+      )
 
     return InFlight.of({
       run,
-      cancel: Effect.fn("InFlight.cancel")(function*(key: RequestKey, reason?: string) {
-        const fiber = FiberMap.unsafeGet(map, toKey(key))
-        if (Option.isNone(fiber)) return false
-        yield* interrupt([fiber.value], reason ?? "")
-        return true
-      }),
-      cancelPrincipal: Effect.fn("InFlight.cancelPrincipal")(function*(principalId: string) {
-        return yield* cancelWhere((key) => key.principalId === principalId, REVOKED)
-      }),
+      cancel: (key: RequestKey, reason?: string) =>
+        Effect.suspend(() => {
+          const call = calls.get(keyOf(key))
+          return call === undefined ? Effect.succeed(false) : Effect.as(stop([call], () => cancelledBy(reason ?? "")), true)
+        }),
+      cancelPrincipal: (principalId: string) => stopWhere((call) => call.principalId === principalId, () => cancelledBy(REVOKED)),
       cancelAll,
-      cancelAllBecause: (reason) => cancelWhere(() => true, reason),
-      size: FiberMap.size(map)
+      cancelAllBecause: (reason) => stopWhere(() => true, () => cancelledBy(reason)),
+      stopAll: (reason) => stopWhere(() => true, reason),
+      size: Effect.sync(() => calls.size)
     })
   })
 

@@ -419,9 +419,6 @@ const makeRunning = (deps: Deps, results: ReturnType<typeof makeResults>) => {
     return { _tag: "Stream", status: 200, headers: Sse.headers, body }
   }
 
-  // Built once: the error is made only when shutdown comes (an error object per request cost ~2% of a call's CPU).
-  const failOnShutdown = Effect.zipRight(lifecycle.shutdown, Effect.failSync(unavailable))
-  const untilShutdown = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.raceFirst(effect, failOnShutdown)
 
   const dispatch = (scope: Scope, prepared: Dispatcher.Prepared): Effect.Effect<HttpTransport.HttpResponse> => {
     const { id, meta, params, principal } = scope
@@ -446,8 +443,11 @@ const makeRunning = (deps: Deps, results: ReturnType<typeof makeResults>) => {
         traced ? requestSpan(scope) : identity,
         withTraceParent(trace)
       )
+      // Shutdown stops these through `InFlight` too (see `make`): answered 503 `-33000`.
       if (!prepared.suspends) return provided
-      return untilShutdown(inFlight.run({ principalId: principal.id, requestId: id }, provided))
+      return Effect.suspend(() =>
+        lifecycle.isShuttingDown() ? Effect.fail(unavailable()) : inFlight.run({ principalId: principal.id, requestId: id }, provided)
+      )
     }
     const toResult = (reply: Dispatcher.Reply): Effect.Effect<unknown, InternalError> =>
       reply._tag === "InputRequired" && scope.era === "legacy"
@@ -475,7 +475,7 @@ const makeRunning = (deps: Deps, results: ReturnType<typeof makeResults>) => {
     ))
   }
 
-  return { settle, eventStream, untilShutdown, dispatch }
+  return { settle, eventStream, dispatch }
 }
 
 /** The methods of each era: modern (with `subscriptions/listen` and `server/discover`) and legacy (with sessions). */
@@ -792,6 +792,8 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
     allowedOrigins: new Set(options.allowedOrigins),
     listenSlots: Subscriptions.slots(options.maxListenStreams ?? MAX_LISTEN_STREAMS)
   }
+  // When shutdown begins, every call in flight is answered 503 `-33000` (its work stopped first).
+  yield* Effect.forkScoped(Effect.zipRight(deps.lifecycle.shutdown, deps.inFlight.stopAll(unavailable)))
   const running = makeRunning(deps, makeResults())
   return makeFront(deps, makeIntake(deps, makeMethods(deps, running)))
 })
@@ -837,4 +839,4 @@ const preflight = (origin: string | undefined, requested: string | undefined): H
  * @category layers
  */
 export const layer = (options: Options) =>
-  Layer.effect(HttpTransport.HttpHandler, make(options)).pipe(Layer.provide(Pagination.layer))
+  Layer.scoped(HttpTransport.HttpHandler, make(options)).pipe(Layer.provide(Pagination.layer))
