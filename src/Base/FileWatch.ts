@@ -19,6 +19,11 @@ export interface Options {
   readonly fsEvents?: boolean | undefined
   /** How often the file is looked at without an event (default 500 ms). */
   readonly pollInterval?: Duration.DurationInput | undefined
+  /**
+   * `"rename"`: wake only when the name is created, replaced or removed, not when the file's content
+   * changes (a file the follower itself appends to). Default: every event.
+   */
+  readonly events?: "all" | "rename" | undefined
 }
 
 /** @category constants */
@@ -42,7 +47,9 @@ export const follow = (
       Effect.sync(() => {
         if (options.fsEvents === false) return undefined
         try {
-          const watcher = NodeFs.watch(dir, { persistent: false }, (_event, changed) => {
+          const renamesOnly = options.events === "rename"
+          const watcher = NodeFs.watch(dir, { persistent: false }, (event, changed) => {
+            if (renamesOnly && event !== "rename") return
             if (changed === null || changed === fileName) Queue.unsafeOffer(wake, undefined)
           })
           watcher.on("error", () => watcher.close())
