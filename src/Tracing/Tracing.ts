@@ -4,24 +4,27 @@
  * an OTLP endpoint configured, the daemon exports its spans.
  *
  * - Propagation needs no exporter: the endpoint makes the client's `traceparent` the parent span of
- *   the call; @effect/platform's HttpClient writes `traceparent` (and `b3`) from its own client span,
- *   which is in the client's trace; `tracestate` is carried in a fiber-local value the driver adds.
+ *   the call; the driver writes `traceparent` (and `b3`) from its own client span, which is in the
+ *   client's trace; `tracestate` is carried in a fiber-local value the driver adds.
  * - Export: `serve --otlp URL` or `OTEL_EXPORTER_OTLP_ENDPOINT` (the base URL; spans go to
  *   `URL/v1/traces`, as the OpenTelemetry specification says; `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`
  *   is taken as the full URL). Spans: MCP request (`tools/call execute_query`, kind server) → tool
  *   (`Tools.execute_query`) → approval wait (`approval.wait`) → Weaviate request (`http.client POST`),
  *   with the semantic-convention names (`mcp.method.name`, `jsonrpc.request.id`,
  *   `mcp.protocol.version`, `gen_ai.tool.name`, `http.request.method`, `url.full`…). Header values
- *   that carry credentials (`authorization`) are redacted by the HTTP client; log lines are not
+ *   that carry credentials (`authorization`) are redacted by the driver; log lines are not
  *   copied into spans (they go through the redacting logger only).
- * - Nothing configured: no exporter is loaded and the endpoint adds no span (the `TracingEnabled`
- *   reference is false), so the hot path costs what it did.
+ * - Nothing configured and no client trace: no exporter is loaded, and neither the endpoint nor the
+ *   driver makes a span (`isTraced` is false), so the hot path costs nothing for tracing.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import { NAME, VERSION } from "../Base/Version.ts"
@@ -34,6 +37,23 @@ import { NAME, VERSION } from "../Base/Version.ts"
 export class TracingEnabled extends Context.Reference<TracingEnabled>()("weaviate-mcp/TracingEnabled", {
   defaultValue: () => false
 }) {}
+
+/**
+ * Whether the work on `fiber` is traced: spans are exported (`TracingEnabled`), or the call continues
+ * a client's trace (its span descends from the client's `traceparent`).
+ *
+ * @category predicates
+ */
+export const isTraced = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean => {
+  const context = fiber.currentContext
+  if (Context.get(context, TracingEnabled)) return true
+  let span: Option.Option<Tracer.AnySpan> = Context.getOption(context, Tracer.ParentSpan)
+  for (let depth = 0; depth < 64 && Option.isSome(span); depth++) {
+    if (span.value._tag === "ExternalSpan") return true
+    span = span.value.parent
+  }
+  return false
+}
 
 /**
  * The client's `tracestate`, for the driver's requests of the call.

@@ -24,6 +24,7 @@ import * as JSONSchema from "effect/JSONSchema"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Redaction from "../../Base/Redaction.ts"
+import * as Tracing from "../../Tracing/Tracing.ts"
 import type { CollectionNotFound, FilterRefused, RequestError, StatementRefused } from "../../Driver/DriverError.ts"
 import type { LookupError, TenantError } from "../../Driver/Driver.ts"
 import { Forbidden, isMcpError, type McpError } from "../../Schema/McpErrors.ts"
@@ -194,7 +195,13 @@ export const make = <I, IE, O, OE>(definition: Definition<I, IE, O, OE>): Tool =
             complete(ToolError.toResult(ToolError.fail("internal_failure", `the tool ${name} failed unexpectedly`)))
           )
         ),
-        Effect.withSpan(`Tools.${name}`, { captureStackTrace: false, attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name } })
+        // A span only when the call is traced (an exporter, or a client's trace): each span copies the fiber's context.
+        (run) =>
+          Effect.withFiberRuntime((fiber) =>
+            Tracing.isTraced(fiber)
+              ? Effect.withSpan(run, `Tools.${name}`, { captureStackTrace: false, attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name } })
+              : run
+          )
       )
     }
   }
