@@ -28,6 +28,7 @@ import { Driver } from "../src/Driver/Driver.ts"
 import { startRealWeaviate } from "../test/weaviate/RealWeaviate.ts"
 import * as Cores from "./support/Cores.ts"
 import { merge, type Row } from "./support/Results.ts"
+import * as ServerCost from "./support/ServerCost.ts"
 
 // weaviate-ts-client is CommonJS: its default export arrives as `default` of the namespace under tsx.
 type App = typeof weaviateImport extends { default: infer D } ? D : typeof weaviateImport
@@ -82,7 +83,7 @@ const round = (n: number) => Math.round(n * 1000) / 1000
 /** Times `ROUNDS` full browses (after one warm-up); checks every browse saw all rows once. */
 const measure = async (name: string, page: (offset: number) => Promise<ReadonlyArray<string>>) => {
   const times: Array<number> = []
-  for (let round = 0; round <= ROUNDS; round++) {
+  const browse = async (round: number) => {
     const seen = new Set<string>()
     const started = performance.now()
     for (let offset = 0; offset < ROWS; offset += PAGE) for (const id of await page(offset)) seen.add(id)
@@ -90,8 +91,13 @@ const measure = async (name: string, page: (offset: number) => Promise<ReadonlyA
     if (seen.size !== ROWS) throw new Error(`${name} saw ${seen.size} distinct rows, not ${ROWS}`)
     if (round > 0) times.push(elapsed)
   }
+  await browse(0)
+  // The client's own cost per page (this process; Weaviate runs in its own).
+  const { cost } = await ServerCost.inProcess(ROUNDS * (ROWS / PAGE), async () => {
+    for (let round = 1; round <= ROUNDS; round++) await browse(round)
+  })
   const full = median(times)
-  console.log(`${name.padEnd(20)} ${full.toFixed(1).padStart(8)} ms per browse of ${ROWS} rows  ${(full / (ROWS / PAGE)).toFixed(2)} ms per page`)
+  console.log(`${name.padEnd(20)} ${full.toFixed(1).padStart(8)} ms per browse of ${ROWS} rows  ${(full / (ROWS / PAGE)).toFixed(2)} ms per page  ${ServerCost.describe(cost)} (page)`)
   return full
 }
 

@@ -21,6 +21,7 @@ import * as Settings from "../src/Daemon/Settings.ts"
 import * as Catalogue from "../src/Mcp/Catalogue.ts"
 import { BoundAddress } from "../src/Mcp/HttpTransport.ts"
 import { merge, percentile, type Row } from "./support/Results.ts"
+import * as ServerCost from "./support/ServerCost.ts"
 
 const ITERATIONS = Math.min(Math.max(Number(process.env.ITERATIONS ?? 300), 10), 5_000)
 const WARMUP = 30
@@ -112,11 +113,15 @@ const main = async () => {
     }
     const ours: Array<number> = []
     const baseline: Array<number> = []
-    // Interleaved, so that both see the same machine state.
-    for (let i = 0; i < ITERATIONS; i++) {
-      ours.push(await cancelOnce(url, ++id))
-      baseline.push(await roundTrip(url, ++id))
-    }
+    // Interleaved, so that both see the same machine state. CPU and allocation are of this process:
+    // the daemon and its caller together, per cancelled call and round trip.
+    const { cost } = await ServerCost.inProcess(ITERATIONS, async () => {
+      for (let i = 0; i < ITERATIONS; i++) {
+        ours.push(await cancelOnce(url, ++id))
+        baseline.push(await roundTrip(url, ++id))
+      }
+    })
+    console.log(`cancel: ${ServerCost.describe(cost)} (a cancelled call and a round trip, daemon and caller)`)
     const rows: Array<Row> = (["p50", "p99"] as const).map((metric) => {
       const p = metric === "p50" ? 50 : 99
       const o = percentile(ours, p)

@@ -250,7 +250,7 @@ const main = async () => {
       check("vector_search", await oursClient.callTool({ name: "vector_search", arguments: { connection_id, table: TABLE, mode: "hybrid", query: words[i % words.length]!, limit: 10 } }))
     const hybridTheirs = async (i: number) =>
       check("weaviate-query-hybrid", await theirsClient.callTool({ name: "weaviate-query-hybrid", arguments: { collection_name: TABLE, query: words[i % words.length]!, limit: 10 } }))
-    const hybridLatencyOurs = await latency("ours vector_search hybrid", hybridOurs)
+    const hybridLatencyOurs = await latency("ours vector_search hybrid", hybridOurs, oursMeasured)
     const hybridLatencyTheirs = await latency("weaviate-query-hybrid (/v1/mcp)", hybridTheirs)
     const hybridRateOurs = await throughput("ours vector_search hybrid", hybridOurs)
     const hybridRateTheirs = await throughput("weaviate-query-hybrid (/v1/mcp)", hybridTheirs)
@@ -260,7 +260,7 @@ const main = async () => {
       check("insert_rows", await oursClient.callTool({ name: "insert_rows", arguments: { connection_id, table: TABLE, rows: [{ properties: { title: `ours ${i}`, body: sentence(i, 12) } }] } }))
     const upsertTheirs = async (i: number) =>
       check("weaviate-objects-upsert", await theirsClient.callTool({ name: "weaviate-objects-upsert", arguments: { collection_name: TABLE, objects: [{ properties: { title: `theirs ${i}`, body: sentence(i, 12) } }] } }))
-    const upsertLatencyOurs = await latency("ours insert_rows (exec approval)", upsertOurs)
+    const upsertLatencyOurs = await latency("ours insert_rows (exec approval)", upsertOurs, oursMeasured)
     const upsertLatencyTheirs = await latency("weaviate-objects-upsert (/v1/mcp)", upsertTheirs)
     const upsertRateOurs = await throughput("ours insert_rows (exec approval)", upsertOurs)
     const upsertRateTheirs = await throughput("weaviate-objects-upsert (/v1/mcp)", upsertTheirs)

@@ -42,6 +42,7 @@ import { BoundAddress } from "../src/Mcp/HttpTransport.ts"
 import * as Cores from "./support/Cores.ts"
 import * as Tracing from "../src/Tracing/Tracing.ts"
 import { merge, type Row } from "./support/Results.ts"
+import * as ServerCost from "./support/ServerCost.ts"
 import * as Wrk from "./support/Wrk.ts"
 
 const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 5000), 1000), 60_000)
@@ -222,17 +223,18 @@ const fetchOnce = (target: Wrk.Target) =>
  */
 const measure = async (target: Wrk.Target) => {
   await Wrk.run(target, { connections: CONNECTIONS, durationMs: WARMUP_MS })
-  const cpu = process.cpuUsage()
-  const result = await Wrk.run(target, { connections: CONNECTIONS, durationMs: DURATION_MS })
-  const used = process.cpuUsage(cpu)
-  const cpuPerRequest = result.requests === 0 ? 0 : (used.user + used.system) / result.requests
+  // The count is known only afterwards: measured per run, divided by the requests served.
+  const { cost, result } = await ServerCost.inProcess(1, () => Wrk.run(target, { connections: CONNECTIONS, durationMs: DURATION_MS }))
+  const requests = Math.max(result.requests, 1)
+  const cpuPerRequest = ((cost.cpuMsPerCall ?? 0) * 1000) / requests
+  const bytesPerRequest = (cost.bytesPerCall ?? 0) / requests
   console.log(
     `${target.name.padEnd(14)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  ` +
-      `p99 ${result.p99Ms.toFixed(2)} ms  CPU ${cpuPerRequest.toFixed(0)} µs/request  (${result.requests} requests, ` +
-      `${result.errors} errors; load average ${NodeOs.loadavg()[0]!.toFixed(2)})`
+      `p99 ${result.p99Ms.toFixed(2)} ms  CPU ${cpuPerRequest.toFixed(0)} µs/request  alloc ${(bytesPerRequest / 1024).toFixed(1)} KB/request  ` +
+      `(${result.requests} requests, ${result.errors} errors; load average ${NodeOs.loadavg()[0]!.toFixed(2)})`
   )
   if (result.errors > 0) throw new Error(`${target.name}: ${result.errors} requests failed`)
-  return result
+  return { ...result, cpuMicrosPerRequest: cpuPerRequest, bytesPerRequest }
 }
 
 // ===== Results =====
@@ -292,7 +294,12 @@ const main = async () => {
     const measured = SERVERS.has("ours") ? await measure(ours) : undefined
     const measuredOff = SERVERS.has("ours-auth-off") ? await measure(oursOff) : undefined
     const official = SERVERS.has("sdk-v2") ? await measure(sdkTarget) : undefined
+    const costRows = (m: Awaited<ReturnType<typeof measure>>, against: Awaited<ReturnType<typeof measure>>, baselineName: Row["baselineName"]): Array<Row> => [
+      { scenario: "tools/list", metric: "cpu_per_request", unit: "µs", ours: round(m.cpuMicrosPerRequest), baseline: round(against.cpuMicrosPerRequest), baselineName, ratio: round(round(m.cpuMicrosPerRequest) / round(against.cpuMicrosPerRequest)) },
+      { scenario: "tools/list", metric: "bytes_allocated_per_request", unit: "bytes", ours: round(m.bytesPerRequest), baseline: round(against.bytesPerRequest), baselineName, ratio: round(round(m.bytesPerRequest) / round(against.bytesPerRequest)) }
+    ]
     const rows = [
+      ...(measured && leanMeasured ? [...rowsFor(measured, leanMeasured, "lean-node"), ...costRows(measured, leanMeasured, "lean-node")] : []),
       ...(measured && baseline ? rowsFor(measured, baseline, "node:http") : []),
       ...(measured && official ? rowsFor(measured, official, "sdk-v2") : []),
       ...(measuredOff && baseline ? rowsFor(measuredOff, baseline, "node:http", "_auth_off") : [])

@@ -7,6 +7,7 @@
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
+import * as NodeV8 from "node:v8"
 
 const TICKS_PER_SECOND = 100
 
@@ -77,3 +78,27 @@ export const measure = async (pid: number, calls: number, run: () => Promise<voi
 export const describe = (cost: Cost) =>
   `CPU ${cost.cpuMsPerCall === undefined ? "n/a" : `${cost.cpuMsPerCall.toFixed(3)} ms`}/call, ` +
   `alloc ${cost.bytesPerCall === undefined ? "n/a" : `${(cost.bytesPerCall / 1024).toFixed(1)} KB`}/call`
+
+/**
+ * The same two figures for work done in this process (the servers of `bench:tools-list` and
+ * `bench:cancel`, the clients of `bench:browse`): `process.cpuUsage` (all threads) and the bytes this
+ * process allocated on its JavaScript heap (v8.GCProfiler, as `alloc-probe.mjs` counts them).
+ */
+export const inProcess = async <A>(calls: number, run: () => Promise<A>): Promise<{ readonly result: A; readonly cost: Cost }> => {
+  const profiler = new NodeV8.GCProfiler()
+  const startUsed = NodeV8.getHeapStatistics().used_heap_size
+  profiler.start()
+  const cpu = process.cpuUsage()
+  const result = await run()
+  const used = process.cpuUsage(cpu)
+  const endUsed = NodeV8.getHeapStatistics().used_heap_size
+  const statistics = profiler.stop()?.statistics ?? []
+  let bytes = 0
+  let after = startUsed
+  for (const gc of statistics) {
+    bytes += gc.beforeGC.heapStatistics.usedHeapSize - after
+    after = gc.afterGC.heapStatistics.usedHeapSize
+  }
+  bytes += endUsed - after
+  return { result, cost: { cpuMsPerCall: (used.user + used.system) / 1000 / calls, bytesPerCall: bytes / calls } }
+}

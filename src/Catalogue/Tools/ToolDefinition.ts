@@ -134,15 +134,32 @@ const formatIssues = (error: ParseResult.ParseError): string =>
     .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`))
     .join("; ")
 
-/** Every string of a JSON value, redacted. */
-const redactDeep = (value: unknown): unknown =>
-  typeof value === "string"
-    ? Redaction.global.redact(value)
-    : Array.isArray(value)
-    ? value.map(redactDeep)
-    : typeof value === "object" && value !== null
-    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v)]))
-    : value
+/**
+ * Every string of a JSON value, redacted. The value itself is returned when nothing needed redacting
+ * (the usual case): a copy of every result cost a call as much as the grid it holds.
+ */
+const redactDeep = (value: unknown): unknown => {
+  if (typeof value === "string") return Redaction.global.redact(value)
+  if (Array.isArray(value)) {
+    let copy: Array<unknown> | undefined
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i]
+      const redacted = redactDeep(item)
+      if (redacted !== item) (copy ??= value.slice())[i] = redacted
+    }
+    return copy ?? value
+  }
+  if (typeof value === "object" && value !== null) {
+    let copy: Record<string, unknown> | undefined
+    for (const key in value) {
+      const item = (value as Record<string, unknown>)[key]
+      const redacted = redactDeep(item)
+      if (redacted !== item) (copy ??= { ...value })[key] = redacted
+    }
+    return copy ?? value
+  }
+  return value
+}
 
 /**
  * A successful result: `structuredContent` plus its readable text, both redacted (a row that holds
