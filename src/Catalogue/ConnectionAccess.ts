@@ -58,10 +58,17 @@ export const toMcpError = (error: { readonly _tag: string; readonly message: str
  * @category combinators
  */
 export const withTenantScope = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R | CurrentPrincipal> =>
-  Effect.flatMap(CurrentPrincipal, (principal) =>
-    Effect.provideService(effect, TenantScope, {
-      allowed: (connectionId, collection) => allowedTenants(principal, connectionId, collection)
-    }))
+  Effect.flatMap(CurrentPrincipal, (principal) => Effect.provideService(effect, TenantScope, tenantScopeOf(principal)))
+
+/**
+ * The tenant scope of a principal, for callers that provide it with other services at once (every
+ * service provided copies the fiber's context).
+ *
+ * @category constructors
+ */
+export const tenantScopeOf = (principal: CurrentPrincipal["Type"]): TenantScope["Type"] => ({
+  allowed: (connectionId, collection) => allowedTenants(principal, connectionId, collection)
+})
 
 // ===== First access =====
 

@@ -30,6 +30,7 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Exit from "effect/Exit"
 import * as Immediate from "../Base/Immediate.ts"
 import * as Effect from "effect/Effect"
@@ -438,8 +439,8 @@ const makeRunning = (deps: Deps, results: ReturnType<typeof makeResults>) => {
       })
     const run = (progress: Catalogue.RequestContext["Type"]["progress"]) => {
       const provided = prepared.run.pipe(
-        Effect.provideService(Catalogue.RequestContext, context(progress)),
-        Effect.provideService(CurrentPrincipal, principal),
+        // Both at once: every service provided copies the fiber's context.
+        Effect.provide(Context.make(Catalogue.RequestContext, context(progress)).pipe(Context.add(CurrentPrincipal, principal))),
         traced ? requestSpan(scope) : identity,
         withTraceParent(trace)
       )

@@ -30,7 +30,9 @@ import type { LookupError, TenantError } from "../../Driver/Driver.ts"
 import { Forbidden, isMcpError, type McpError } from "../../Schema/McpErrors.ts"
 import type { Scope } from "../../Schema/Policy.ts"
 import { type CallToolResult, complete, type HandlerContext, type Outcome, type Tool } from "../../Mcp/Catalogue.ts"
-import { withTenantScope } from "../ConnectionAccess.ts"
+import { tenantScopeOf } from "../ConnectionAccess.ts"
+import { CurrentPrincipal } from "../../Auth/Principal.ts"
+import { TenantScope } from "../../Driver/Tenants.ts"
 import * as ToolError from "./ToolError.ts"
 
 /** @category models */
@@ -197,8 +199,13 @@ export const make = <I, IE, O, OE>(definition: Definition<I, IE, O, OE>): Tool =
         return Effect.succeed(complete(ToolError.toResult(ToolError.fail("invalid_argument", formatIssues(decoded.left)))))
       }
       return definition.run(decoded.right).pipe(
-        Effect.provideService(ToolCall, { tool: name, arguments: raw ?? {} }),
-        withTenantScope,
+        // The call and its principal's tenant scope, provided together (one copy of the context).
+        (run) =>
+          Effect.flatMap(CurrentPrincipal, (principal) =>
+            Effect.provide(
+              run,
+              Context.make(ToolCall, { tool: name, arguments: raw ?? {} }).pipe(Context.add(TenantScope, tenantScopeOf(principal)))
+            )),
         Effect.catchAll((error): Effect.Effect<Outcome<CallToolResult>, McpError> => {
           if (isMcpError(error)) return Effect.fail(error)
           // A tenant outside a tenant-scoped token is refused like a connection outside it.
