@@ -13,7 +13,10 @@ import { beforeAll, describe, expect, it } from "vitest"
 import { tempDirSync } from "../support/TestHome.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
-const readme = NodeFs.readFileSync(NodePath.join(root, "README.md"), "utf8")
+// The README and the reference pages in docs/: an example lives in one of them.
+const readme = ["README.md", ...NodeFs.readdirSync(NodePath.join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)]
+  .map((file) => NodeFs.readFileSync(NodePath.join(root, file), "utf8"))
+  .join("\n")
 const pkg = JSON.parse(NodeFs.readFileSync(NodePath.join(root, "package.json"), "utf8"))
 
 /** Runs a command to completion; throws with its output when it fails or outlives `timeoutMs`. */
@@ -29,7 +32,7 @@ const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeoutM
 const readmeBlock = (language: string, after: string) => {
   const from = readme.indexOf(after)
   const match = new RegExp("```" + language + "\\n([\\s\\S]*?)```").exec(readme.slice(from))
-  if (from < 0 || match === null) throw new Error(`no ${language} block after ${after} in README.md`)
+  if (from < 0 || match === null) throw new Error(`no ${language} block after ${after} in README.md or docs/`)
   return match[1]!
 }
 
@@ -88,7 +91,7 @@ describe("the packed package", () => {
   }, 120_000)
 
   it("the README's embedding example runs with plain node: it serves, and SIGINT ends it with 0", async () => {
-    NodeFs.writeFileSync(NodePath.join(project, "main.mjs"), readmeBlock("js", "### Embedding"))
+    NodeFs.writeFileSync(NodePath.join(project, "main.mjs"), readmeBlock("js", "## Embedding"))
     const home = tempDirSync("weaviate-mcp-host-home-")
     const child = NodeChild.spawn(process.execPath, ["main.mjs"], { cwd: project, env: { ...process.env, MY_APP_HOME: home }, stdio: "pipe" })
     let output = ""
@@ -123,7 +126,7 @@ describe("the packed package", () => {
   }, 120_000)
 
   it("a strict NodeNext TypeScript file using the main exports typechecks with skipLibCheck: false, 0 errors", () => {
-    NodeFs.writeFileSync(NodePath.join(project, "router.ts"), readmeBlock("ts", "### Mounting the endpoint in an `HttpRouter`"))
+    NodeFs.writeFileSync(NodePath.join(project, "router.ts"), readmeBlock("ts", "## Mounting the endpoint in an `HttpRouter`"))
     NodeFs.writeFileSync(NodePath.join(project, "consumer.ts"), `
 import { Effect, Layer, Option } from "effect"
 import { ConnectionStore, Daemon, Driver, Home, Lifecycle, McpHttpApp, Settings } from "weaviate-mcp"
