@@ -167,6 +167,9 @@ const main = async () => {
     const created = cli(["tokens", "create", "--home", home, "--name", "bench", "--access", "readWrite"])
     const token = /(wmcp_[A-Za-z0-9_-]+)/.exec(created)?.[1]
     if (token === undefined) throw new Error(`no token in: ${created}`)
+    // A fullAccess token: Safe Mode `confirm` asks a second time on this machine for any other level.
+    const fullToken = /(wmcp_[A-Za-z0-9_-]+)/.exec(cli(["tokens", "create", "--home", home, "--name", "bench-full", "--access", "fullAccess"]))?.[1]
+    if (fullToken === undefined) throw new Error("no fullAccess token")
     const added = JSON.parse(cli(["connections", "add", "--home", home, "--name", "bench", "--host", "127.0.0.1", "--port", String(weaviate.port), "--json"])) as { id: string }
     const probe = ServerCost.probe()
     const started = await serve(home, probe)
@@ -181,13 +184,20 @@ const main = async () => {
 
     // ===== execute_query against direct GraphQL =====
     const direct = await latency("direct GraphQL Get (10 rows)", async () => void (await post(weaviate.url, "/v1/graphql", { query: GET })))
-    const rawCall = async (endpoint: string, i: number, name: string, args: Record<string, unknown>) => {
+    /** A modern `tools/call` as the v2 client sends it; `answer` carries elicitation answers in-band. */
+    const send = async (
+      endpoint: string,
+      i: number,
+      name: string,
+      args: Record<string, unknown>,
+      answer: { readonly bearer?: string; readonly elicitation?: boolean; readonly params?: Record<string, unknown> } = {}
+    ) => {
       const response = await fetch(endpoint, {
         method: "POST",
         headers: {
           "content-type": "application/json",
           accept: "application/json, text/event-stream",
-          authorization: `Bearer ${token}`,
+          authorization: `Bearer ${answer.bearer ?? token}`,
           "mcp-protocol-version": "2026-07-28",
           "mcp-method": "tools/call",
           "mcp-name": name
@@ -199,16 +209,35 @@ const main = async () => {
           params: {
             name,
             arguments: args,
+            ...answer.params,
             _meta: {
               "io.modelcontextprotocol/protocolVersion": "2026-07-28",
               "io.modelcontextprotocol/clientInfo": { name: "weaviate-mcp-bench", version: "0.0.0" },
-              "io.modelcontextprotocol/clientCapabilities": {}
+              "io.modelcontextprotocol/clientCapabilities": answer.elicitation === true ? { elicitation: {} } : {}
             }
           }
         })
       })
-      const body = (await response.json()) as { result?: unknown; error?: unknown }
-      check(name, body.result ?? { isError: true, error: body.error })
+      const body = (await response.json()) as { result?: Record<string, unknown>; error?: unknown }
+      return body.result ?? { isError: true, error: body.error }
+    }
+    const rawCall = async (endpoint: string, i: number, name: string, args: Record<string, unknown>) =>
+      check(name, await send(endpoint, i, name, args))
+    /**
+     * A write approved in-band: the client declares elicitation, gets `input_required`
+     * (`approve_statement`; first access the first time too) and answers it with the `requestState`.
+     */
+    const elicitedCall = async (i: number, name: string, args: Record<string, unknown>) => {
+      const accept = { approve_statement: { action: "accept", content: { approved: true } } }
+      let result = await send(started.endpoint, i, name, args, { bearer: fullToken, elicitation: true })
+      for (let round = 0; round < 3 && result.resultType === "input_required"; round++) {
+        result = await send(started.endpoint, i, name, args, {
+          bearer: fullToken,
+          elicitation: true,
+          params: { requestState: result.requestState, inputResponses: accept }
+        })
+      }
+      check(name, result)
     }
     const viaUs = await latency("ours execute_query (same Get; fetch)", (i) => rawCall(started.endpoint, i, "execute_query", { connection_id, query: GET }), oursMeasured)
     const leanProbe = ServerCost.probe()
@@ -261,6 +290,9 @@ const main = async () => {
     const upsertTheirs = async (i: number) =>
       check("weaviate-objects-upsert", await theirsClient.callTool({ name: "weaviate-objects-upsert", arguments: { collection_name: TABLE, objects: [{ properties: { title: `theirs ${i}`, body: sentence(i, 12) } }] } }))
     const upsertLatencyOurs = await latency("ours insert_rows (exec approval)", upsertOurs, oursMeasured)
+    const upsertElicited = (i: number) =>
+      elicitedCall(i, "insert_rows", { connection_id, table: TABLE, rows: [{ properties: { title: `elicited ${i}`, body: sentence(i, 12) } }] })
+    const upsertLatencyElicited = await latency("ours insert_rows (elicitation)", upsertElicited, oursMeasured)
     const upsertLatencyTheirs = await latency("weaviate-objects-upsert (/v1/mcp)", upsertTheirs)
     const upsertRateOurs = await throughput("ours insert_rows (exec approval)", upsertOurs)
     const upsertRateTheirs = await throughput("weaviate-objects-upsert (/v1/mcp)", upsertTheirs)
@@ -270,6 +302,7 @@ const main = async () => {
       row("vector_search", "p50", "ms", hybridLatencyOurs.p50, hybridLatencyTheirs.p50, "weaviate-mcp-server"),
       row("vector_search", "calls_per_second", "calls/s", hybridRateOurs, hybridRateTheirs, "weaviate-mcp-server"),
       row("insert_rows", "p50", "ms", upsertLatencyOurs.p50, upsertLatencyTheirs.p50, "weaviate-mcp-server"),
+      row("insert_rows", "p50_elicitation", "ms", upsertLatencyElicited.p50, upsertLatencyTheirs.p50, "weaviate-mcp-server"),
       row("insert_rows", "calls_per_second", "calls/s", upsertRateOurs, upsertRateTheirs, "weaviate-mcp-server")
     ])
   } finally {
