@@ -281,6 +281,41 @@ describe("InFlight", () => {
       assert.instanceOf(yield* failureOf(caller), RequestCancelled)
     }))
 
+  it.scoped("one work fiber per call: the statement's time-out runs the statement on the call's own fiber (no timed race)", () =>
+    Effect.gen(function*() {
+      const inFlight = yield* InFlight.make
+      const ids = yield* inFlight.run(
+        { principalId: "p", requestId: 1 },
+        Effect.gen(function*() {
+          const outer = (yield* Effect.fiberId)
+          const inner = yield* withStatementTimeout(5)(Effect.fiberId)
+          return [outer, inner] as const
+        })
+      )
+      assert.deepStrictEqual(ids[1], ids[0])
+    }))
+
+  it.scoped("the shared deadline timer stays exact after 10,000 finished calls: a new call ends at 330 s, not before", () =>
+    Effect.gen(function*() {
+      const inFlight = yield* InFlight.make
+      for (let i = 0; i < 10_000; i++) yield* inFlight.run({ principalId: "p", requestId: i }, Effect.void)
+      yield* TestClock.adjust("100 seconds")
+      const { caller } = yield* start(inFlight, "p", "late")
+      yield* TestClock.adjust("329 seconds")
+      assert.isTrue(yield* stillRunning(caller))
+      yield* TestClock.adjust("1 second")
+      assert.instanceOf(yield* failureOf(caller), RequestTimeout)
+    }))
+
+  it.effect("outside a call, a statement's time-out still bounds the statement (a timed race)", () =>
+    Effect.gen(function*() {
+      const h = yield* hanging
+      const fiber = yield* Effect.fork(withStatementTimeout(2)(h.work))
+      yield* h.started
+      yield* TestClock.adjust("2 seconds")
+      assert.deepStrictEqual(wire(yield* failureOf(fiber)), wire(new RequestTimeout({ message: "Statement timed out after 2 s (timeout_seconds)" })))
+    }))
+
   it.scoped("the layer provides the service", () =>
     Effect.gen(function*() {
       const inFlight = yield* InFlight
