@@ -192,8 +192,7 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
       return current
     })
 
-    const digest = (connections: ReadonlyArray<Connection>) =>
-      JSON.stringify(Schema.encodeSync(Schema.Array(Connection))(connections))
+    const digest = (connections: ReadonlyArray<Connection>) => JSON.stringify(encodeList(connections))
 
     // Listening for saves starts before the first list is read: a save that completes after that
     // read has published after the subscription, so it is always read again and compared.
@@ -215,5 +214,7 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
   /** Followed for the life of the layer (watch + poll): for the daemon, whose requests then cost no system call. */
   static readonly layerFollowed = (options: FileWatch.Options = {}) => Layer.scoped(ConnectionStore, ConnectionStore.make(options))
 }
+
+const encodeList = Schema.encodeSync(Schema.Array(Connection))
 
 const newId = () => NodeCrypto.randomBytes(6).toString("hex")
