@@ -1,9 +1,11 @@
 /**
- * `weaviate-mcp setup <client> [--write] [--token NAME] [--config FILE] [--name KEY] [--home DIR]`:
+ * `weaviate-mcp setup <client> [--write] [--remove] [--token NAME] [--config FILE] [--name KEY] [--home DIR]`:
  * the configuration that connects an AI client. A client that speaks Streamable HTTP with headers
  * gets the endpoint and a bearer token when `--token NAME` creates one; every other case gets the
  * stdio bridge, which reads its token from the handshake file and so keeps no secret in the client's
- * file. `--write` merges it into the client's own config file.
+ * file. `--write` merges it into the client's own config file (`ClientConfig.update`: symlinks
+ * followed, JSONC kept, mode and owner kept, a concurrent change never overwritten); `--remove`
+ * takes our entry out again, and only ours. See docs/clients.md.
  *
  * @since 0.1.0
  */
@@ -14,6 +16,7 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import * as ClientConfig from "../Bridge/ClientConfig.ts"
 import * as DaemonLink from "../Bridge/DaemonLink.ts"
@@ -34,6 +37,54 @@ const endpointPort = (home: string) =>
     }
   })
 
+const octal = (mode: number) => mode.toString(8).padStart(4, "0")
+
+/** The file as the user named it, and the file written when it is a link. */
+const where = (outcome: ClientConfig.Resolved) =>
+  outcome.linked ? `${outcome.target} (through the link ${outcome.file}, which stays a link)` : outcome.file
+
+/** Runs a file edit; its errors (ConfigFileError, ConfigChanged) exit 1 with their one line. */
+const write = (edit: () => Promise<ClientConfig.Outcome>) =>
+  Effect.tryPromise({
+    try: edit,
+    catch: (error) =>
+      error instanceof ClientConfig.ConfigFileError || error instanceof ClientConfig.ConfigChanged
+        ? error
+        : new ClientConfig.ConfigFileError({ message: error instanceof Error ? error.message : String(error) })
+  })
+
+/** What an entry is, in words without its secrets (an HTTP entry's header holds a token). */
+const describeEntry = (entry: unknown) => {
+  const record = typeof entry === "object" && entry !== null ? (entry as Record<string, unknown>) : {}
+  return typeof record["url"] === "string" ? `the HTTP endpoint ${record["url"]}` : "the weaviate-mcp bridge"
+}
+
+/** `--remove`: shows (without --write) or removes our entry, and only ours. */
+const remove = (client: ClientConfig.Client, file: string, name: string, write_: boolean) =>
+  Effect.gen(function*() {
+    if (!write_) {
+      const resolved = yield* write(async () => {
+        const r = await ClientConfig.resolve(file)
+        const text = await NodeFs.readFile(r.target, "utf8").catch(() => "")
+        const entry = ClientConfig.servers(ClientConfig.parse(text, client, r.target), ClientConfig.serversPath(client, r.target))[name]
+        if (entry !== undefined && !ClientConfig.isOurs(entry)) {
+          throw new ClientConfig.ConfigFileError({ message: `the entry "${name}" in ${r.target} is not weaviate-mcp's; not removing it (name ours with --name)` })
+        }
+        return { ...r, changed: entry !== undefined, backup: undefined, modeBefore: undefined, mode: 0, removed: entry }
+      })
+      if (!resolved.changed) return yield* Console.log(`${where(resolved)} has no entry "${name}"; nothing to remove.`)
+      yield* Console.log(`Would remove "${name}" (${describeEntry(resolved.removed)}) from ${where(resolved)}.`)
+      return yield* Console.error("Run again with --write to remove it.")
+    }
+    const outcome = yield* write(() => ClientConfig.update(file, client, { kind: "remove", name }))
+    if (!outcome.changed) return yield* Console.log(`${where(outcome)} has no entry "${name}"; nothing to remove.`)
+    yield* Console.log(`Removed "${name}" (${describeEntry(outcome.removed)}) from ${where(outcome)} (the original is in ${outcome.backup}).`)
+    if (describeEntry(outcome.removed).startsWith("the HTTP")) {
+      yield* Console.log("Its token stays valid until you revoke it: weaviate-mcp tokens list, then weaviate-mcp tokens revoke <id>.")
+    }
+    yield* Console.log(`Restart ${client} to pick it up.`)
+  })
+
 /** `setup`. @category commands */
 export const setupCommand = Command.make(
   "setup",
@@ -41,6 +92,7 @@ export const setupCommand = Command.make(
     client: Args.choice(ClientConfig.CLIENTS.map((c) => [c, c] as const), { name: "client" }),
     home: CommonOptions.home,
     write: Options.boolean("write").pipe(Options.withDescription("Merge the configuration into the client's config file (backed up first)")),
+    remove: Options.boolean("remove").pipe(Options.withDescription("Remove weaviate-mcp's entry (only ours) from the client's config file; with --write it is done, without it is shown")),
     token: Options.text("token").pipe(
       Options.withDescription("Create a token with this name for the client and connect over HTTP (clients with HTTP support)"),
       Options.optional
@@ -56,6 +108,11 @@ export const setupCommand = Command.make(
     Effect.gen(function*() {
       const client = flags.client
       const info = ClientConfig.clients[client]
+      const file = Option.getOrElse(flags.config, () => ClientConfig.configPath(client))
+      if (flags.remove) {
+        if (Option.isSome(flags.token)) return yield* new UsageError({ message: "--remove and --token cannot be used together" })
+        return yield* remove(client, file, flags.name, flags.write)
+      }
       if (Option.isSome(flags.token) && !info.http) {
         return yield* new UsageError({ message: `${client} cannot send headers to an HTTP server; it uses the bridge, which needs no --token` })
       }
@@ -70,18 +127,17 @@ export const setupCommand = Command.make(
         )
         target = { kind: "http", url: `http://127.0.0.1:${yield* endpointPort(home)}/mcp`, token: created.token }
       }
-      const file = Option.getOrElse(flags.config, () => ClientConfig.configPath(client))
       if (!flags.write) {
         yield* Console.log(JSON.stringify(ClientConfig.snippet(client, flags.name, target), null, 2))
         yield* Console.error(`Add this to ${file} (or run again with --write).`)
         return
       }
-      const { backup } = yield* Effect.tryPromise({
-        try: () => ClientConfig.merge(file, client, flags.name, target),
-        catch: (error) => error instanceof Error ? error : new Error(String(error))
-      })
-      yield* Console.log(`Wrote "${flags.name}" to ${file}${backup === undefined ? "" : ` (the original is in ${backup})`}.`)
-      if (target.kind === "http") yield* Console.log(`The file holds a token, so it is now readable by you only (0600).`)
+      const outcome = yield* write(() => ClientConfig.merge(file, client, flags.name, target))
+      yield* Console.log(`Wrote "${flags.name}" to ${where(outcome)}${outcome.backup === undefined ? "" : ` (the original is in ${outcome.backup})`}.`)
+      if (target.kind === "http") {
+        const before = outcome.modeBefore === undefined ? "" : `; it was ${octal(outcome.modeBefore)}`
+        yield* Console.log(`The file holds a token, so it is now readable by you only (0600${before}).`)
+      }
       yield* Console.log(`Restart ${client} to pick it up.`)
     })
 ).pipe(Command.withDescription("Print or write the configuration that connects Claude Desktop, Claude Code, Cursor or VS Code"))
