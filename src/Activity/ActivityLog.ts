@@ -24,6 +24,7 @@ import * as Layer from "effect/Layer"
 import * as Queue from "effect/Queue"
 import * as NodeFs from "node:fs/promises"
 import { Home } from "../Base/Home.ts"
+import * as ActivityHead from "./ActivityHead.ts"
 import * as Line from "./ActivityLine.ts"
 
 /** @category constants */
@@ -92,6 +93,8 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
       const lock = yield* Effect.makeSemaphore(1)
 
       const existing = yield* readIfExists(path)
+      // The head (last hash, line count) beside the log, recorded after each batch and each retention: ActivityHead.ts.
+      const head = yield* ActivityHead.tracker(home.dir, existing)
       let prev = Line.lastHash(existing)
       // A last line left unterminated by a crash stays as it is (verification reports it); new lines start on a line of their own.
       let needsNewline = existing.length > 0 && !existing.endsWith("\n")
@@ -116,6 +119,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
                 needsNewline = false
               })
             ),
+            Effect.tap(() => head.appended(text, next)),
             Effect.catchAll((error) => Effect.logError("cannot write activity.log", String(error.error)))
           )
           written += calls.length
@@ -142,6 +146,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
         const result = retained(yield* readIfExists(path), now, now - retentionMs)
         if (result === undefined) return 0
         yield* Effect.tryPromise(() => replace(path, result.text)).pipe(
+          Effect.zipRight(head.rewritten(result.text)),
           Effect.catchAll((error) => Effect.logError("cannot prune activity.log", String(error.error)))
         )
         if (result.nothingKept) prev = result.anchorHash
