@@ -201,7 +201,12 @@ const daemonChecks = Effect.gen(function*() {
 
 /** Each saved connection's health, and its Weaviate version. */
 const connectionChecks = Effect.gen(function*() {
-  const connections = yield* (yield* ConnectionStore).list
+  const home = yield* Home
+  const listed = yield* Effect.either((yield* ConnectionStore).list)
+  if (listed._tag === "Left") {
+    return [check("connections", "connections", "fail", `the saved connections cannot be read: ${listed.left.message}`, `fix or restore ${q(home.path("connections"))}`)]
+  }
+  const connections = listed.right
   const driver = yield* Driver
   const results = yield* Effect.forEach(connections, (connection) =>
     driver.health(connection.id).pipe(

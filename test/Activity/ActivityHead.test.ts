@@ -6,6 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import * as TestClock from "effect/TestClock"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -127,6 +128,19 @@ describe("the daemon records the head", () => {
       assert.strictEqual(head?.hash, Line.lastHash(content))
       assert.deepStrictEqual(Head.compare(content, head), { _tag: "Matches", lines: 6, ahead: 0, afterRetention: false })
     }).pipe(Effect.provide(TestHome.layer)))
+})
+
+describe("the daemon at start", () => {
+  it.effect("a log that no longer matches its head is logged as an error naming the lines missing", () =>
+    Effect.gen(function*() {
+      const dir = TestHome.tempDirSync()
+      const lines = chain(12)
+      yield* Head.write(dir, Head.of(text(lines)), 0)
+      const messages: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => messages.push(`${logLevel.label} ${Array.isArray(message) ? message.join(" ") : String(message)}`))
+      yield* Head.tracker(dir, text(lines.slice(0, 10))).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      assert.deepStrictEqual(messages, ["ERROR activity.log at start: the log is cut at its end: 2 lines missing (it has 10, its head recorded 12); run weaviate-mcp activity --verify"])
+    }))
 })
 
 describe("activity --verify compares the log with its head", () => {

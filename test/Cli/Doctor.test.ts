@@ -140,6 +140,16 @@ describe("doctor with the daemon down", () => {
     }
   })
 
+  it("a connections file that cannot be read is a failing check, not a crash of doctor", async () => {
+    const m = machine()
+    NodeFs.writeFileSync(NodePath.join(m.home, "connections.json"), "{ not json", { mode: 0o600 })
+    const r = await m.doctor()
+    expect(r.code).toBe(1)
+    expect(r.check("connections")?.status).toBe("fail")
+    expect(r.check("connections")?.fix).toContain("connections.json")
+    expect(r.check("node")?.status).toBe("ok")
+  })
+
   it("a cut activity log: the activity-log check fails with the lines missing", async () => {
     const m = machine()
     const lines = chain(30)
