@@ -13,6 +13,8 @@ import * as ActivityHead from "../../src/Activity/ActivityHead.ts"
 import * as Line from "../../src/Activity/ActivityLine.ts"
 import * as Cli from "../support/Cli.ts"
 import * as TestHome from "../support/TestHome.ts"
+import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
+import type { WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 
 interface Check {
   readonly id: string
@@ -180,7 +182,13 @@ describe("doctor with the daemon running", () => {
   const m = machine()
   let daemon: Cli.Running
   let token = ""
+  let weaviate: WeaviateTestInstance
+  let connection = ""
   beforeAll(async () => {
+    weaviate = await startTestWeaviate()
+    const added = await m.cli("connections", "add", "--name", "local", "--host", "127.0.0.1", "--port", String(weaviate.port), "--json")
+    expect(added.code, added.stderr).toBe(0)
+    connection = JSON.parse(added.stdout).id
     daemon = await Cli.serve(["--port", "0", "--home", m.home, "--approvals", "deny"], { env: m.env })
     expect((await m.cli("setup", "cursor", "--write")).code).toBe(0)
     const vscode = await m.cli("setup", "vscode", "--write", "--token", "doctor-vscode")
@@ -190,10 +198,11 @@ describe("doctor with the daemon running", () => {
     // setup wrote the default port (no daemon port known to the test's setup); point it at this daemon.
     written.servers.weaviate.url = daemon.endpoint
     NodeFs.writeFileSync(NodePath.join(m.user, ".config", "Code", "User", "mcp.json"), JSON.stringify(written))
-  }, 60_000)
+  }, 120_000)
   afterAll(async () => {
     daemon.child.kill("SIGTERM")
     await daemon.exited
+    await weaviate.close()
   })
 
   it("the daemon answers with its handshake's instance, each client entry lists the tools, the headless approval mode is a warning; exit 0", async () => {
@@ -204,6 +213,8 @@ describe("doctor with the daemon running", () => {
     expect(r.check("client:cursor:weaviate")?.status, r.check("client:cursor:weaviate")?.detail).toBe("ok")
     expect(r.check("client:cursor:weaviate")?.detail).toMatch(/its bridge \(.*\) starts and lists \d+ tools/)
     expect(r.check("client:vscode:weaviate")?.status, r.check("client:vscode:weaviate")?.detail).toBe("ok")
+    expect(r.check(`connection:${connection}`)?.status, r.check(`connection:${connection}`)?.detail).toBe("ok")
+    expect(r.check(`weaviate:${connection}`)).toMatchObject({ status: "ok", detail: `Weaviate ${weaviate.version} is supported (1.25.0 or newer)` })
     expect(r.check("approvals")?.status).toBe("warn")
     expect(r.check("approvals")?.detail).toContain("headless")
     expect(r.check("approvals")?.fix).toContain("--approvals exec --approval-command")
