@@ -3,10 +3,10 @@
  * `activity-head.json` (mode 0600, written atomically). A hash chain shows an edited, inserted or
  * removed line in the middle, but not lines cut off at the end; the head does.
  *
- * - **Written after the log.** The daemon appends a batch, then records the new head. A crash
- *   between the two leaves the log *ahead* of its head: lines after the one the head names. That is
- *   accepted (reported as "extends its head by N lines"); a log that is shorter than its head, or whose
- *   line at the head's position is another line, is not.
+ * - **Written after the log.** The daemon appends a batch, flushes the log to the disk (`fdatasync`),
+ *   then records the new head. A crash between the two leaves the log *ahead* of its head: lines
+ *   after the one the head names. That is accepted (reported as "extends its head by N lines"); a log
+ *   that is shorter than its head, or whose line at the head's position is another line, is not.
  * - **Retention** rewrites the log with an anchor line first and records the new head right after the
  *   rename, under the same lock. A crash between the two leaves a head whose line sits at another
  *   position (or, when nothing was kept, only the anchor naming it as `prev`): both are recognised
@@ -21,7 +21,9 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
+import { FileNames } from "../Base/Home.ts"
 import * as SecretFile from "../Base/SecretFile.ts"
 import * as Line from "./ActivityLine.ts"
 
@@ -146,7 +148,13 @@ export const tracker = (homeDir: string, existing: string) =>
     let current = of(existing)
     const comparison = compare(existing, yield* read(homeDir))
     if (failed(comparison)) yield* Effect.logError(`activity.log at start: ${describe(comparison)}; run weaviate-mcp activity --verify`)
-    const save = Effect.flatMap(Clock.currentTimeMillis, (now) => write(homeDir, current, now)).pipe(
+    // The log's lines reach the disk before the head that names them: after a power loss the head
+    // may lag the log (accepted), never claim lines the log lost (which would read as a cut).
+    const logPath = NodePath.join(homeDir, FileNames.activity)
+    const save = Effect.tryPromise(() => syncFile(logPath)).pipe(
+      Effect.catchAll((error) => Effect.logWarning("cannot sync activity.log before its head", String(error.error))),
+      Effect.zipRight(Clock.currentTimeMillis),
+      Effect.flatMap((now) => write(homeDir, current, now)),
       Effect.catchAll((error) => Effect.logError("cannot write activity-head.json", error.reason))
     )
     return {
@@ -162,3 +170,13 @@ export const tracker = (homeDir: string, existing: string) =>
         })
     } satisfies Tracker
   })
+
+/** Flushes a file's data to the disk (any descriptor of the file will do). */
+const syncFile = async (path: string) => {
+  const handle = await NodeFs.open(path, "r")
+  try {
+    await handle.datasync()
+  } finally {
+    await handle.close()
+  }
+}
