@@ -109,6 +109,17 @@ describe("doctor with the daemon down", () => {
     expect(r.check("handshake")).toMatchObject({ status: "fail", fix: `chmod 600 ${file}` })
   })
 
+  it.skipIf(process.getuid?.() !== 0)("a handshake file that belongs to another user: the fix removes it and starts the daemon as yourself", async () => {
+    const m = machine()
+    const file = NodePath.join(m.home, "mcp-handshake.json")
+    NodeFs.writeFileSync(file, "{}", { mode: 0o600 })
+    NodeChild.execFileSync("chown", ["nobody:nogroup", file])
+    const r = await m.doctor()
+    expect(r.check("handshake")?.status).toBe("fail")
+    expect(r.check("handshake")?.detail).toMatch(/belongs to uid \d+, not to you/)
+    expect(r.check("handshake")?.fix).toBe(`rm ${file}, then start the daemon as yourself: weaviate-mcp serve --home ${m.home}`)
+  })
+
   it("an unreachable connection: its check fails naming it, with the commands that fix and test it", async () => {
     const m = machine()
     const added = await m.cli("connections", "add", "--name", "gone", "--host", "127.0.0.1", "--port", String(await closedPort()), "--json")
@@ -221,6 +232,19 @@ describe("doctor with the daemon running", () => {
     expect(r.report.ok, JSON.stringify(r.report.checks.filter((c) => c.status === "fail"))).toBe(true)
     expect(r.code).toBe(0)
     expect(r.stdout + r.stderr).not.toContain(token)
+  }, 60_000)
+
+  it("a handshake file naming the live daemon's port with another instanceId: the daemon check fails (not the daemon it names)", async () => {
+    const other = TestHome.tempDirSync()
+    const real = JSON.parse(NodeFs.readFileSync(NodePath.join(m.home, "mcp-handshake.json"), "utf8"))
+    NodeFs.writeFileSync(NodePath.join(other, "mcp-handshake.json"), JSON.stringify({ ...real, instanceId: "someone-else" }), { mode: 0o600 })
+    const r = await Cli.run(["doctor", "--json", "--home", other], { env: m.env, timeoutMs: 60_000 })
+    expect(r.code).toBe(1)
+    const report = JSON.parse(r.stdout) as Report
+    const daemonCheck = report.checks.find((c) => c.id === "daemon")
+    expect(daemonCheck?.status).toBe("fail")
+    expect(daemonCheck?.detail).toContain("answers with another instance id")
+    expect(r.stdout).not.toContain(real.token)
   }, 60_000)
 
   it("a client entry whose token was revoked fails, and the token is not printed", async () => {
