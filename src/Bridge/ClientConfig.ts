@@ -223,6 +223,25 @@ export const isOurs = (entry: unknown): boolean => {
   return typeof entry["url"] === "string" && /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d+\/mcp$/.test(entry["url"])
 }
 
+/**
+ * The entry named `name` in a client's config file (following links), without changing anything.
+ * An entry of that name that is not ours is an error, as for `update`'s `remove`.
+ *
+ * @category reading
+ */
+export const lookup = async (file: string, client: Client, name: string): Promise<Resolved & { readonly entry: unknown }> => {
+  const resolved = await resolve(file)
+  const text = await NodeFs.readFile(resolved.target, "utf8").catch((error) => (errno(error) === "ENOENT" ? "" : Promise.reject(
+    new ConfigFileError({ message: `cannot read ${resolved.target}: ${(error as Error).message}` })
+  )))
+  const entry = servers(parse(text, client, resolved.target), serversPath(client, resolved.target))[name]
+  if (entry !== undefined && !isOurs(entry)) throw notOurs(name, resolved.target)
+  return { ...resolved, entry }
+}
+
+const notOurs = (name: string, target: string) =>
+  new ConfigFileError({ message: `the entry "${name}" in ${target} is not weaviate-mcp's; not removing it (name ours with --name)` })
+
 /** How the file is indented and ends its lines, so an edit looks like the rest of it. */
 const formatting = (text: string): Jsonc.FormattingOptions => {
   const indented = /^([ \t]+)\S/m.exec(text)?.[1]
@@ -295,9 +314,7 @@ export const update = async (file: string, client: Client, change: Change, hooks
   const unchanged = { ...resolved, changed: false, backup: undefined, modeBefore, mode: modeBefore ?? 0, removed: undefined }
   if (change.kind === "remove") {
     if (!(change.name in existing)) return unchanged
-    if (!isOurs(existing[change.name])) {
-      throw new ConfigFileError({ message: `the entry "${change.name}" in ${target} is not weaviate-mcp's; not removing it (name ours with --name)` })
-    }
+    if (!isOurs(existing[change.name])) throw notOurs(change.name, target)
   }
   if (modeBefore !== undefined && (modeBefore & 0o200) === 0) {
     throw new ConfigFileError({

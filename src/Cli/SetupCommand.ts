@@ -16,7 +16,6 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import * as ClientConfig from "../Bridge/ClientConfig.ts"
 import * as DaemonLink from "../Bridge/DaemonLink.ts"
@@ -43,43 +42,35 @@ const octal = (mode: number) => mode.toString(8).padStart(4, "0")
 const where = (outcome: ClientConfig.Resolved) =>
   outcome.linked ? `${outcome.target} (through the link ${outcome.file}, which stays a link)` : outcome.file
 
-/** Runs a file edit; its errors (ConfigFileError, ConfigChanged) exit 1 with their one line. */
-const write = (edit: () => Promise<ClientConfig.Outcome>) =>
+/** Runs a file operation; its errors (ConfigFileError, ConfigChanged) exit 1 with their one line. */
+const edit = <A>(operation: () => Promise<A>) =>
   Effect.tryPromise({
-    try: edit,
+    try: operation,
     catch: (error) =>
       error instanceof ClientConfig.ConfigFileError || error instanceof ClientConfig.ConfigChanged
         ? error
         : new ClientConfig.ConfigFileError({ message: error instanceof Error ? error.message : String(error) })
   })
 
+const isHttp = (entry: unknown): entry is { readonly url: string } =>
+  typeof entry === "object" && entry !== null && typeof (entry as Record<string, unknown>)["url"] === "string"
+
 /** What an entry is, in words without its secrets (an HTTP entry's header holds a token). */
-const describeEntry = (entry: unknown) => {
-  const record = typeof entry === "object" && entry !== null ? (entry as Record<string, unknown>) : {}
-  return typeof record["url"] === "string" ? `the HTTP endpoint ${record["url"]}` : "the weaviate-mcp bridge"
-}
+const describeEntry = (entry: unknown) => (isHttp(entry) ? `the HTTP endpoint ${entry.url}` : "the weaviate-mcp bridge")
 
 /** `--remove`: shows (without --write) or removes our entry, and only ours. */
-const remove = (client: ClientConfig.Client, file: string, name: string, write_: boolean) =>
+const remove = (client: ClientConfig.Client, file: string, name: string, write: boolean) =>
   Effect.gen(function*() {
-    if (!write_) {
-      const resolved = yield* write(async () => {
-        const r = await ClientConfig.resolve(file)
-        const text = await NodeFs.readFile(r.target, "utf8").catch(() => "")
-        const entry = ClientConfig.servers(ClientConfig.parse(text, client, r.target), ClientConfig.serversPath(client, r.target))[name]
-        if (entry !== undefined && !ClientConfig.isOurs(entry)) {
-          throw new ClientConfig.ConfigFileError({ message: `the entry "${name}" in ${r.target} is not weaviate-mcp's; not removing it (name ours with --name)` })
-        }
-        return { ...r, changed: entry !== undefined, backup: undefined, modeBefore: undefined, mode: 0, removed: entry }
-      })
-      if (!resolved.changed) return yield* Console.log(`${where(resolved)} has no entry "${name}"; nothing to remove.`)
-      yield* Console.log(`Would remove "${name}" (${describeEntry(resolved.removed)}) from ${where(resolved)}.`)
+    if (!write) {
+      const found = yield* edit(() => ClientConfig.lookup(file, client, name))
+      if (found.entry === undefined) return yield* Console.log(`${where(found)} has no entry "${name}"; nothing to remove.`)
+      yield* Console.log(`Would remove "${name}" (${describeEntry(found.entry)}) from ${where(found)}.`)
       return yield* Console.error("Run again with --write to remove it.")
     }
-    const outcome = yield* write(() => ClientConfig.update(file, client, { kind: "remove", name }))
+    const outcome = yield* edit(() => ClientConfig.update(file, client, { kind: "remove", name }))
     if (!outcome.changed) return yield* Console.log(`${where(outcome)} has no entry "${name}"; nothing to remove.`)
     yield* Console.log(`Removed "${name}" (${describeEntry(outcome.removed)}) from ${where(outcome)} (the original is in ${outcome.backup}).`)
-    if (describeEntry(outcome.removed).startsWith("the HTTP")) {
+    if (isHttp(outcome.removed)) {
       yield* Console.log("Its token stays valid until you revoke it: weaviate-mcp tokens list, then weaviate-mcp tokens revoke <id>.")
     }
     yield* Console.log(`Restart ${client} to pick it up.`)
@@ -119,12 +110,15 @@ export const setupCommand = Command.make(
       const home = resolveHomeDir(flags.home)
       const bridgeArgs = [process.argv[1] ?? "weaviate-mcp", "bridge", "--home", home, "--start"]
       let target: ClientConfig.Target = { kind: "bridge", command: process.execPath, args: bridgeArgs }
+      const tokens = TokenStore.layerOneShot.pipe(Layer.provide(CommonOptions.homeLayer(flags.home)))
+      let createdId: string | undefined
       if (Option.isSome(flags.token)) {
         const name = flags.token.value
         const created = yield* Effect.flatMap(TokenStore, (store) => store.create({ name, access: flags.access })).pipe(
           Effect.catchTag("InvalidTokenRequest", (error) => Effect.fail(new UsageError({ message: error.reason }))),
-          Effect.provide(TokenStore.layerOneShot.pipe(Layer.provide(CommonOptions.homeLayer(flags.home))))
+          Effect.provide(tokens)
         )
+        createdId = created.info.id
         target = { kind: "http", url: `http://127.0.0.1:${yield* endpointPort(home)}/mcp`, token: created.token }
       }
       if (!flags.write) {
@@ -132,7 +126,12 @@ export const setupCommand = Command.make(
         yield* Console.error(`Add this to ${file} (or run again with --write).`)
         return
       }
-      const outcome = yield* write(() => ClientConfig.merge(file, client, flags.name, target))
+      // A token whose file was not written is revoked: it was never shown and nobody can use it.
+      const outcome = yield* edit(() => ClientConfig.merge(file, client, flags.name, target)).pipe(
+        Effect.tapError(() =>
+          createdId === undefined ? Effect.void : Effect.flatMap(TokenStore, (store) => store.revoke(createdId!)).pipe(Effect.provide(tokens), Effect.ignore)
+        )
+      )
       yield* Console.log(`Wrote "${flags.name}" to ${where(outcome)}${outcome.backup === undefined ? "" : ` (the original is in ${outcome.backup})`}.`)
       if (target.kind === "http") {
         const before = outcome.modeBefore === undefined ? "" : `; it was ${octal(outcome.modeBefore)}`

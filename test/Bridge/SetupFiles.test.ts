@@ -163,6 +163,18 @@ describe("modes and owners stay; a file that holds a token becomes 0600 and the 
     expect(mode(file)).toBe(0o444)
     expect(NodeFs.readdirSync(dir)).toEqual(["mcp.json"])
   })
+
+  it("with --token, a file that cannot be written leaves no usable token behind (the one created is revoked)", async () => {
+    const dir = TestHome.tempDirSync()
+    const home = TestHome.tempDirSync()
+    const file = NodePath.join(dir, "mcp.json")
+    NodeFs.writeFileSync(file, "{}\n")
+    NodeFs.chmodSync(file, 0o444)
+    const r = await Cli.run(["setup", "cursor", "--write", "--config", file, "--token", "unused", "--home", home])
+    expect(r.code).toBe(1)
+    const tokens = JSON.parse((await Cli.run(["tokens", "list", "--json", "--home", home])).stdout) as Array<{ name: string; status: string }>
+    expect(tokens.filter((t) => t.name === "unused").map((t) => t.status)).toEqual(["revoked"])
+  })
 })
 
 describe("a file changed by someone else between our read and our rename is not overwritten", () => {
