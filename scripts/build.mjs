@@ -28,6 +28,9 @@ export const buildCli = async () => {
     write: false,
     bundle: true,
     platform: "node",
+    // jsonc-parser's `main` is a UMD wrapper whose inner `require`s esbuild cannot follow (the bundle
+    // then looks for ./impl/format at run time); its ES module build bundles cleanly.
+    alias: { "jsonc-parser": "jsonc-parser/lib/esm/main.js" },
     format: "esm",
     target: "node20",
     // CommonJS dependencies inside an ES module bundle need a `require`.

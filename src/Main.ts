@@ -31,12 +31,13 @@ import { pauseCommand, resumeCommand } from "./Cli/PauseCommand.ts"
 import { statusCommand } from "./Cli/StatusCommand.ts"
 import { bridgeCommand } from "./Cli/BridgeCommand.ts"
 import { setupCommand } from "./Cli/SetupCommand.ts"
+import { doctorCommand } from "./Cli/DoctorCommand.ts"
 
 /** The root command. @category commands */
 export const root = Command.make("weaviate-mcp").pipe(
   Command.withDescription("Work with Weaviate vector databases from AI clients (MCP) and the command line"),
   Command.withSubcommands([serveCommand, tokensCommand, connectionsCommand, browseCommand, tenantsCommand, graphqlCommand, restCommand,
-    activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand])
+    activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand, doctorCommand])
 )
 
 /** Runs the command line on `argv` (as `process.argv`). @category running */
@@ -112,6 +113,7 @@ export const main = (argv: ReadonlyArray<string>) => {
     Effect.as(0),
     Effect.catchAll((error) => {
       if (ValidationError.isValidationError(error)) return Effect.as(jsonError(json, "usage_error", validationLine(error), 2), 2)
+      if (tagOf(error) === "AlreadyReported") return Effect.succeed(1)
       const line = Redaction.global.redact(messageOf(error).split("\n")[0] ?? "")
       process.stderr.write(line + "\n")
       const tag = tagOf(error)

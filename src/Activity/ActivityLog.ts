@@ -33,6 +33,7 @@ import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import * as FileWatch from "../Base/FileWatch.ts"
 import { Home } from "../Base/Home.ts"
+import * as ActivityHead from "./ActivityHead.ts"
 import * as Line from "./ActivityLine.ts"
 
 /** @category constants */
@@ -109,6 +110,8 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
       }
 
       const existing = yield* readIfExists(path)
+      // The head (last hash, line count) beside the log, recorded after each batch and each retention: ActivityHead.ts.
+      const head = yield* ActivityHead.tracker(home.dir, existing)
       let prev = Line.lastHash(existing)
       // A last line left unterminated by a crash stays as it is (verification reports it); new lines start on a line of their own.
       let needsNewline = existing.length > 0 && !existing.endsWith("\n")
@@ -136,6 +139,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
                 needsNewline = false
               })
             ),
+            Effect.tap(() => head.appended(text, next)),
             Effect.catchAll((error) => Effect.zipRight(Effect.logError("cannot write activity.log", String(error.error)), closeHandle()))
           )
           written += calls.length
@@ -162,6 +166,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
         const result = retained(yield* readIfExists(path), now, now - retentionMs)
         if (result === undefined) return 0
         yield* Effect.tryPromise(() => replace(path, result.text)).pipe(
+          Effect.zipRight(head.rewritten(result.text)),
           Effect.catchAll((error) => Effect.logError("cannot prune activity.log", String(error.error)))
         )
         yield* closeHandle()
@@ -191,6 +196,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
           // The writer is interrupted between batches (a batch is written uninterruptibly), then the rest is written.
           yield* Fiber.interrupt(writer)
           yield* append(takePending())
+          yield* head.flush
           yield* closeHandle()
           for (const waiter of waiters.splice(0)) waiter.done()
         })

@@ -1,7 +1,8 @@
 /**
  * `weaviate-mcp activity [--since 1h] [--client NAME] [--tool T] [--connection C] [--json | --csv]`
  * shows `activity.log` as an aligned table (or JSON, or CSV); `activity --verify` checks its hash
- * chain and exits 1 naming the first line (1-based) that no longer matches.
+ * chain and exits 1 naming the first line (1-based) that no longer matches, then compares the log
+ * with its head (`ActivityHead.ts`) and exits 1 when its end was cut off (docs/activity.md).
  *
  * @since 0.1.0
  */
@@ -12,11 +13,21 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs/promises"
+import * as ActivityHead from "../Activity/ActivityHead.ts"
 import * as Line from "../Activity/ActivityLine.ts"
 import { Home } from "../Base/Home.ts"
 import { UsageError } from "./CliErrors.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { formatTable } from "./DriverCli.ts"
+
+/** The log is shorter than its head, or its end is not the head's line. @category errors */
+export class ActivityLogCut extends Schema.TaggedError<ActivityLogCut>()("ActivityLogCut", {
+  reason: Schema.String
+}) {
+  override get message() {
+    return `activity.log: ${this.reason}`
+  }
+}
 
 /** The chain is broken. @category errors */
 export class ActivityLogTampered extends Schema.TaggedError<ActivityLogTampered>()("ActivityLogTampered", {
@@ -98,7 +109,9 @@ export const activityCommand = Command.make(
       if (flags.verify) {
         const result = Line.verify(content)
         if (result._tag === "Broken") return yield* new ActivityLogTampered({ line: result.line, reason: result.reason })
-        return yield* Console.log(`activity.log: ${result.lines} lines, the hash chain is intact`)
+        const comparison = ActivityHead.compare(content, yield* ActivityHead.read((yield* Home).dir))
+        if (ActivityHead.failed(comparison)) return yield* new ActivityLogCut({ reason: ActivityHead.describe(comparison) })
+        return yield* Console.log(`activity.log: ${ActivityHead.describe(comparison)}`)
       }
       const since = Option.isSome(flags.since) ? yield* parseSince(flags.since.value, Date.now()) : undefined
       const lines = content.split("\n")
@@ -122,4 +135,4 @@ export const activityCommand = Command.make(
       if (entries.length === 0) return yield* Console.log("No activity.")
       yield* Console.log(formatTable(COLUMNS, entries.map(row)))
     }).pipe(Effect.provide(CommonOptions.homeLayer(flags.home)))
-).pipe(Command.withDescription("Show what AI clients did (activity.log); --verify checks its hash chain"))
+).pipe(Command.withDescription("Show what AI clients did (activity.log); --verify checks its hash chain and its head (a cut end)"))

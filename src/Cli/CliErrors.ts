@@ -13,3 +13,11 @@ import * as Schema from "effect/Schema"
 export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
   message: Schema.String
 }) {}
+
+/**
+ * The command printed its own report of what failed (`doctor`): exit 1 and print nothing more
+ * (with `--json` stdout stays one JSON document).
+ *
+ * @category errors
+ */
+export class AlreadyReported extends Schema.TaggedError<AlreadyReported>()("AlreadyReported", {}) {}

@@ -1,9 +1,11 @@
 /**
- * `weaviate-mcp setup <client> [--write] [--token NAME] [--config FILE] [--name KEY] [--home DIR]`:
+ * `weaviate-mcp setup <client> [--write] [--remove] [--token NAME] [--config FILE] [--name KEY] [--home DIR]`:
  * the configuration that connects an AI client. A client that speaks Streamable HTTP with headers
  * gets the endpoint and a bearer token when `--token NAME` creates one; every other case gets the
  * stdio bridge, which reads its token from the handshake file and so keeps no secret in the client's
- * file. `--write` merges it into the client's own config file.
+ * file. `--write` merges it into the client's own config file (`ClientConfig.update`: symlinks
+ * followed, JSONC kept, mode and owner kept, a concurrent change never overwritten); `--remove`
+ * takes our entry out again, and only ours. See docs/clients.md.
  *
  * @since 0.1.0
  */
@@ -34,6 +36,46 @@ const endpointPort = (home: string) =>
     }
   })
 
+const octal = (mode: number) => mode.toString(8).padStart(4, "0")
+
+/** The file as the user named it, and the file written when it is a link. */
+const where = (outcome: ClientConfig.Resolved) =>
+  outcome.linked ? `${outcome.target} (through the link ${outcome.file}, which stays a link)` : outcome.file
+
+/** Runs a file operation; its errors (ConfigFileError, ConfigChanged) exit 1 with their one line. */
+const edit = <A>(operation: () => Promise<A>) =>
+  Effect.tryPromise({
+    try: operation,
+    catch: (error) =>
+      error instanceof ClientConfig.ConfigFileError || error instanceof ClientConfig.ConfigChanged
+        ? error
+        : new ClientConfig.ConfigFileError({ message: error instanceof Error ? error.message : String(error) })
+  })
+
+const isHttp = (entry: unknown): entry is { readonly url: string } =>
+  typeof entry === "object" && entry !== null && typeof (entry as Record<string, unknown>)["url"] === "string"
+
+/** What an entry is, in words without its secrets (an HTTP entry's header holds a token). */
+const describeEntry = (entry: unknown) => (isHttp(entry) ? `the HTTP endpoint ${entry.url}` : "the weaviate-mcp bridge")
+
+/** `--remove`: shows (without --write) or removes our entry, and only ours. */
+const remove = (client: ClientConfig.Client, file: string, name: string, write: boolean) =>
+  Effect.gen(function*() {
+    if (!write) {
+      const found = yield* edit(() => ClientConfig.lookup(file, client, name))
+      if (found.entry === undefined) return yield* Console.log(`${where(found)} has no entry "${name}"; nothing to remove.`)
+      yield* Console.log(`Would remove "${name}" (${describeEntry(found.entry)}) from ${where(found)}.`)
+      return yield* Console.error("Run again with --write to remove it.")
+    }
+    const outcome = yield* edit(() => ClientConfig.update(file, client, { kind: "remove", name }))
+    if (!outcome.changed) return yield* Console.log(`${where(outcome)} has no entry "${name}"; nothing to remove.`)
+    yield* Console.log(`Removed "${name}" (${describeEntry(outcome.removed)}) from ${where(outcome)} (the original is in ${outcome.backup}).`)
+    if (isHttp(outcome.removed)) {
+      yield* Console.log("Its token stays valid until you revoke it: weaviate-mcp tokens list, then weaviate-mcp tokens revoke <id>.")
+    }
+    yield* Console.log(`Restart ${client} to pick it up.`)
+  })
+
 /** `setup`. @category commands */
 export const setupCommand = Command.make(
   "setup",
@@ -41,6 +83,7 @@ export const setupCommand = Command.make(
     client: Args.choice(ClientConfig.CLIENTS.map((c) => [c, c] as const), { name: "client" }),
     home: CommonOptions.home,
     write: Options.boolean("write").pipe(Options.withDescription("Merge the configuration into the client's config file (backed up first)")),
+    remove: Options.boolean("remove").pipe(Options.withDescription("Remove weaviate-mcp's entry (only ours) from the client's config file; with --write it is done, without it is shown")),
     token: Options.text("token").pipe(
       Options.withDescription("Create a token with this name for the client and connect over HTTP (clients with HTTP support)"),
       Options.optional
@@ -56,32 +99,44 @@ export const setupCommand = Command.make(
     Effect.gen(function*() {
       const client = flags.client
       const info = ClientConfig.clients[client]
+      const file = Option.getOrElse(flags.config, () => ClientConfig.configPath(client))
+      if (flags.remove) {
+        if (Option.isSome(flags.token)) return yield* new UsageError({ message: "--remove and --token cannot be used together" })
+        return yield* remove(client, file, flags.name, flags.write)
+      }
       if (Option.isSome(flags.token) && !info.http) {
         return yield* new UsageError({ message: `${client} cannot send headers to an HTTP server; it uses the bridge, which needs no --token` })
       }
       const home = resolveHomeDir(flags.home)
       const bridgeArgs = [process.argv[1] ?? "weaviate-mcp", "bridge", "--home", home, "--start"]
       let target: ClientConfig.Target = { kind: "bridge", command: process.execPath, args: bridgeArgs }
+      const tokens = TokenStore.layerOneShot.pipe(Layer.provide(CommonOptions.homeLayer(flags.home)))
+      let createdId: string | undefined
       if (Option.isSome(flags.token)) {
         const name = flags.token.value
         const created = yield* Effect.flatMap(TokenStore, (store) => store.create({ name, access: flags.access })).pipe(
           Effect.catchTag("InvalidTokenRequest", (error) => Effect.fail(new UsageError({ message: error.reason }))),
-          Effect.provide(TokenStore.layerOneShot.pipe(Layer.provide(CommonOptions.homeLayer(flags.home))))
+          Effect.provide(tokens)
         )
+        createdId = created.info.id
         target = { kind: "http", url: `http://127.0.0.1:${yield* endpointPort(home)}/mcp`, token: created.token }
       }
-      const file = Option.getOrElse(flags.config, () => ClientConfig.configPath(client))
       if (!flags.write) {
         yield* Console.log(JSON.stringify(ClientConfig.snippet(client, flags.name, target), null, 2))
         yield* Console.error(`Add this to ${file} (or run again with --write).`)
         return
       }
-      const { backup } = yield* Effect.tryPromise({
-        try: () => ClientConfig.merge(file, client, flags.name, target),
-        catch: (error) => error instanceof Error ? error : new Error(String(error))
-      })
-      yield* Console.log(`Wrote "${flags.name}" to ${file}${backup === undefined ? "" : ` (the original is in ${backup})`}.`)
-      if (target.kind === "http") yield* Console.log(`The file holds a token, so it is now readable by you only (0600).`)
+      // A token whose file was not written is revoked: it was never shown and nobody can use it.
+      const outcome = yield* edit(() => ClientConfig.merge(file, client, flags.name, target)).pipe(
+        Effect.tapError(() =>
+          createdId === undefined ? Effect.void : Effect.flatMap(TokenStore, (store) => store.revoke(createdId!)).pipe(Effect.provide(tokens), Effect.ignore)
+        )
+      )
+      yield* Console.log(`Wrote "${flags.name}" to ${where(outcome)}${outcome.backup === undefined ? "" : ` (the original is in ${outcome.backup})`}.`)
+      if (target.kind === "http") {
+        const before = outcome.modeBefore === undefined ? "" : `; it was ${octal(outcome.modeBefore)}`
+        yield* Console.log(`The file holds a token, so it is now readable by you only (0600${before}).`)
+      }
       yield* Console.log(`Restart ${client} to pick it up.`)
     })
 ).pipe(Command.withDescription("Print or write the configuration that connects Claude Desktop, Claude Code, Cursor or VS Code"))

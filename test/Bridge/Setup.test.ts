@@ -62,12 +62,12 @@ describe("setup --write merges into each client's config file", () => {
     expect(list.stdout).toContain(`${client}-token`)
   })
 
-  it("a file that is not plain JSON is left untouched with a clear error", async () => {
+  it("a strict-JSON client's file that is not plain JSON is left untouched with a clear error", async () => {
     const dir = TestHome.tempDirSync()
     const file = NodePath.join(dir, "mcp.json")
-    const original = "{\n  // my servers\n  \"servers\": {}\n}\n"
+    const original = "{\n  // my servers\n  \"mcpServers\": {}\n}\n"
     NodeFs.writeFileSync(file, original)
-    const r = await Cli.run(["setup", "vscode", "--write", "--config", file, "--home", TestHome.tempDirSync()])
+    const r = await Cli.run(["setup", "cursor", "--write", "--config", file, "--home", TestHome.tempDirSync()])
     expect(r.code).toBe(1)
     expect(r.stderr).toContain("is not plain JSON")
     expect(NodeFs.readFileSync(file, "utf8")).toBe(original)

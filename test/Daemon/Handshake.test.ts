@@ -20,10 +20,15 @@ const readHandshake = (dir: string) =>
 
 const exists = (path: string) => Effect.promise(() => NodeFs.stat(path).then(() => true, () => false))
 
-/** Starts the daemon in `dir` inside its own scope, so the test can close it. */
+/**
+ * Starts the daemon in `dir` inside its own scope, so the test can close it. The test's scope closes
+ * it too (a second close does nothing), before the directory is removed: a daemon left running would
+ * still write its activity log and head there while the directory is being deleted (ENOTEMPTY).
+ */
 const startIn = (dir: string) =>
   Effect.gen(function*() {
     const scope = yield* Scope.make()
+    yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
     const context = yield* Layer.buildWithScope(TestDaemon.layerIn({ auth: "off" }).pipe(Layer.provide(TestHome.at(dir))), scope)
     return { scope, daemon: context.unsafeMap.get(TestDaemon.TestDaemon.key) as TestDaemon.TestDaemon["Type"] }
   })

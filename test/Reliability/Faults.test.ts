@@ -19,6 +19,7 @@ import * as Daemon from "../../src/Daemon/Daemon.ts"
 import { BoundAddress } from "../../src/Mcp/HttpTransport.ts"
 import { MODERN, modern, modernHeaders, parseFrames } from "../Mcp/support/EndpointHarness.ts"
 import { failureOf, makeRuntime } from "../Driver/support.ts"
+import * as AsNobody from "../support/AsNobody.ts"
 import * as Cli from "../support/Cli.ts"
 import { validateMessage } from "../support/McpSchemas.ts"
 import * as TestDaemon from "../support/TestDaemon.ts"
@@ -273,14 +274,13 @@ describe("the handshake file deleted while running: rewritten at the next bridge
   }, 30_000)
 })
 
-/** Whether this process can run a child as `nobody` (root, with setpriv). */
-const asNobody = (() => {
-  if (process.getuid?.() !== 0) return "the test needs root to run the daemon as nobody (a non-root user cannot give its files away)"
-  const probe = NodeChild.spawnSync("setpriv", ["--reuid=nobody", "--regid=nogroup", "--clear-groups", "true"])
-  return probe.status === 0 ? undefined : "setpriv cannot switch to nobody here"
-})()
+// `nobody` runs a world-readable copy of the built CLI: it cannot read a checkout inside a private
+// directory (issue 31), and the copy makes the test independent of where the checkout lives.
+const runnable = AsNobody.runnableCopy()
+const asNobody = runnable._tag === "Skip" ? runnable.reason : undefined
+const nobodyBin = runnable._tag === "Ready" ? runnable.bin : Cli.BIN
 
-const nobody = (args: ReadonlyArray<string>) => ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--", process.execPath, Cli.BIN, ...args]
+const nobody = (args: ReadonlyArray<string>) => [...AsNobody.SETPRIV, process.execPath, nobodyBin, ...args]
 
 describe.skipIf(asNobody !== undefined)(`the home made read-only${asNobody === undefined ? "" : ` (skipped: ${asNobody})`}`, () => {
   // Root ignores file modes, so the daemon and the CLI run as `nobody` (setpriv) on a home nobody
