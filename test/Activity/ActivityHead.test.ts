@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import * as TestClock from "effect/TestClock"
+import * as TestServices from "effect/TestServices"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as Head from "../../src/Activity/ActivityHead.ts"
@@ -98,19 +99,59 @@ describe("ActivityHead.compare", () => {
 })
 
 describe("the daemon records the head", () => {
-  it.scoped("after each batch: activity-head.json (0600) names the last line and the line count", () =>
+  /** Waits (bounded, real time) until the head's saver, woken on the TestClock, has written `lines`. */
+  const headWith = (dir: string, lines: number) =>
+    Effect.gen(function*() {
+      for (let i = 0; i < 300; i++) {
+        const head = yield* Head.read(dir)
+        if (head?.lines === lines) return head
+        yield* TestServices.provideLive(Effect.sleep("10 millis"))
+      }
+      return assert.fail(`no head with ${lines} lines was written`)
+    })
+
+  it.scoped("when it moved, at most once a second: activity-head.json (0600) names the last line and the line count", () =>
     Effect.gen(function*() {
       const home = yield* Home
       const log = yield* ActivityLog.make()
       for (let i = 0; i < 7; i++) log.record(call(i, i))
       yield* log.flush
+      yield* TestClock.adjust("1 second")
+      const head = yield* headWith(home.dir, 7)
       const content = NodeFs.readFileSync(home.path("activity"), "utf8")
-      const head = yield* Head.read(home.dir)
-      assert.strictEqual(head?.lines, 7)
-      assert.strictEqual(head?.hash, Line.lastHash(content))
+      assert.strictEqual(head.hash, Line.lastHash(content))
       assert.strictEqual(NodeFs.statSync(Head.pathIn(home.dir)).mode & 0o777, 0o600)
       assert.deepStrictEqual(Head.compare(content, head), { _tag: "Matches", lines: 7, ahead: 0, afterRetention: false })
     }).pipe(Effect.provide(TestHome.layer)))
+
+  it.scoped("not per batch: batches within the same second leave the head file alone until the second has passed", () =>
+    Effect.gen(function*() {
+      const home = yield* Home
+      const log = yield* ActivityLog.make()
+      log.record(call(0, 0))
+      yield* log.flush
+      yield* TestClock.adjust("1 second")
+      yield* headWith(home.dir, 1)
+      const written = NodeFs.statSync(Head.pathIn(home.dir)).ino
+      for (let i = 1; i < 20; i++) {
+        log.record(call(i, i))
+        yield* log.flush
+      }
+      assert.strictEqual(NodeFs.statSync(Head.pathIn(home.dir)).ino, written, "not rewritten within the second")
+      assert.strictEqual((yield* Head.read(home.dir))?.lines, 1)
+      yield* TestClock.adjust("1 second")
+      yield* headWith(home.dir, 20)
+    }).pipe(Effect.provide(TestHome.layer)))
+
+  it.effect("the head is recorded when the log closes, however recent the last batch", () =>
+    Effect.gen(function*() {
+      const dir = TestHome.tempDirSync()
+      yield* Effect.scoped(Effect.gen(function*() {
+        const log = yield* ActivityLog.make()
+        for (let i = 0; i < 3; i++) log.record(call(i, i))
+      })).pipe(Effect.provide(TestHome.at(dir)))
+      assert.strictEqual((yield* Head.read(dir))?.lines, 3)
+    }))
 
   it.scoped("retention updates the head in the same step (TestClock)", () =>
     Effect.gen(function*() {
@@ -131,7 +172,7 @@ describe("the daemon records the head", () => {
 })
 
 describe("the daemon at start", () => {
-  it.effect("a log that no longer matches its head is logged as an error naming the lines missing", () =>
+  it.scoped("a log that no longer matches its head is logged as an error naming the lines missing", () =>
     Effect.gen(function*() {
       const dir = TestHome.tempDirSync()
       const lines = chain(12)
