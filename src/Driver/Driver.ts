@@ -215,6 +215,12 @@ export const checkHealth = Effect.fn("Driver.checkHealth")(function*(http: Weavi
 
 // ===== Service =====
 
+/** `writeAll` once the collection and the tenant are checked: the vector lengths already there, then the batches. */
+const writeAllTo = <E, R>(rows: Stream.Stream<Grid.Row, E, R>, options: BatchImport.WriteOptions | undefined) =>
+(http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection, tenant: string | undefined) =>
+  Effect.map(BatchImport.vectorLengths(http, collection, tenant), (vectorLengths) =>
+    BatchImport.writeAll(http, collection, BatchImport.itemsOfRows(rows), { ...options, tenant, vectorLengths }))
+
 interface Session {
   readonly id: string
   readonly fingerprint: string
@@ -384,15 +390,8 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       getRow: (name, table, uuid, options) =>
         withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Grid.getRow(h, c, uuid, { ...options, tenant })),
       readAll: (name, table, options) =>
-        Stream.unwrap(
-          withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Effect.succeed(Grid.readAll(h, c, { ...options, tenant })))
-        ),
-      writeAll: (name, table, rows, options) =>
-        Stream.unwrap(
-          withTenant(name, table, options?.tenant, "insert", (h, c, tenant) =>
-            Effect.map(BatchImport.vectorLengths(h, c, tenant), (vectorLengths) =>
-              BatchImport.writeAll(h, c, BatchImport.itemsOfRows(rows), { ...options, tenant, vectorLengths })))
-        ),
+        Stream.unwrap(withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Effect.succeed(Grid.readAll(h, c, { ...options, tenant })))),
+      writeAll: (name, table, rows, options) => Stream.unwrap(withTenant(name, table, options?.tenant, "insert", writeAllTo(rows, options))),
       insertRows: (name, table, rows, options) =>
         withTenant(name, table, options?.tenant, "insert", (h, c, tenant) => RowEdits.insert(h, c, rows, { tenant })),
       updateRows: (name, table, rows, options) =>
