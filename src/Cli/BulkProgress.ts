@@ -10,8 +10,8 @@
 
 /** @category models */
 export interface Progress {
-  /** Rows done so far (the running total). */
-  readonly update: (rows: number) => void
+  /** Rows done so far (the running total), and the share of the work done (0–1) when rows have no total. */
+  readonly update: (rows: number, done?: number) => void
   /** The last line, and on a terminal the end of the redrawn line. */
   readonly finish: () => void
 }
@@ -44,16 +44,19 @@ export const make = (options: {
   const interval = tty ? 250 : 1000
   let last = -Infinity
   let rows = 0
+  let done: number | undefined
   let width = 0
   const line = () => {
     const seconds = (performance.now() - started) / 1000
     const rate = seconds > 0 ? rows / seconds : 0
     const total = options.total
+    const share = total !== undefined && total > 0 ? rows / total : done
     const parts = [
-      total !== undefined && total > 0 ? `${count(rows)}/${count(total)} rows (${Math.min(100, Math.floor((rows / total) * 100))}%)` : `${count(rows)} rows`,
+      total !== undefined && total > 0 ? `${count(rows)}/${count(total)} rows` : `${count(rows)} rows`,
+      ...(share !== undefined ? [`${Math.min(100, Math.floor(share * 100))}%`] : []),
       `${count(Math.round(rate))} rows/s`,
       `${clock(seconds)} elapsed`,
-      ...(total !== undefined && total > rows && rate > 0 ? [`ETA ${clock((total - rows) / rate)}`] : [])
+      ...(share !== undefined && share > 0 && share < 1 ? [`ETA ${clock((seconds * (1 - share)) / share)}`] : [])
     ]
     return `${options.label}: ${parts.join(", ")}`
   }
@@ -68,8 +71,9 @@ export const make = (options: {
     }
   }
   return {
-    update: (n) => {
+    update: (n, share) => {
       rows = n
+      done = share
       const now = performance.now()
       if (now - last < interval) return
       last = now

@@ -90,6 +90,12 @@ const rename = (from: string, to: string) =>
     catch: (e) => new OutputFailed({ path: to, reason: e instanceof Error ? e.message : String(e) })
   })
 
+const remove = (path: string) =>
+  Effect.try({
+    try: () => NodeFs.rmSync(path, { force: true }),
+    catch: (e) => new OutputFailed({ path, reason: e instanceof Error ? e.message : String(e) })
+  })
+
 /** @category commands */
 export const exportCommand = Command.make(
   "export",
@@ -159,8 +165,11 @@ export const exportCommand = Command.make(
           progress.finish()
           yield* Effect.ignore(target.write(encoder.footer(rows)))
           yield* Effect.ignore(target.close)
-          const partial = output === undefined ? undefined : `${output}.partial`
-          if (temporary !== undefined && partial !== undefined) yield* Effect.ignore(rename(temporary, partial))
+          // Nothing written: no file is left behind.
+          const partial = output === undefined || rows === 0 ? undefined : `${output}.partial`
+          if (temporary !== undefined) {
+            yield* Effect.ignore(partial !== undefined ? rename(temporary, partial) : remove(temporary))
+          }
           const where = partial === undefined ? "" : `; the ${rows} rows written are in ${partial}`
           const how = cursor === undefined ? "start again without --resume" : `continue with --resume ${cursor}`
           const interrupted = Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)

@@ -109,7 +109,12 @@ export const importCommand = Command.make(
       let stopped = false
       const shown: Array<BatchImport.Rejected> = []
 
-      const results = BatchImport.writeAll(http, collection, RowFormat.read(flags.file, format), {
+      let offset = 0
+      const items = Stream.tap(RowFormat.read(flags.file, format), (item) =>
+        Effect.sync(() => {
+          if (item._tag === "Parsed" && item.offset !== undefined) offset = item.offset
+        }))
+      const results = BatchImport.writeAll(http, collection, items, {
         batchSize: flags.batchSize,
         idField: Option.getOrUndefined(flags.idField),
         tenant,
@@ -135,14 +140,23 @@ export const importCommand = Command.make(
                   process.stderr.write(`line ${r.line}: ${r.reason}\n`)
                 }
               }
-              progress.update(written + rejected)
+              // The file's size is the total: rows are read a few batches ahead of the ones answered.
+              progress.update(written + rejected, size > 0 ? offset / size : undefined)
             },
             catch: (e) => new OutputFailed({ path: errorsPath ?? "errors", reason: e instanceof Error ? e.message : String(e) })
           })
         ),
         Effect.ensuring(Effect.sync(() => {
           if (errorsFile !== undefined) NodeFs.closeSync(errorsFile)
-        }))
+        })),
+        // Ctrl-C: batches in flight are abandoned (a re-run with ids upserts them); say how far it got.
+        Effect.onInterrupt(() =>
+          Effect.sync(() => {
+            progress.finish()
+            process.stderr.write(`import interrupted: ${written} rows written, ${rejected} rejected\n`)
+            process.exitCode = 1
+          })
+        )
       )
       progress.finish()
       const seconds = (performance.now() - started) / 1000

@@ -41,6 +41,8 @@ export interface Parsed {
   readonly values: Readonly<Record<string, unknown>>
   /** The values are CSV cells (text to be read as the schema says). */
   readonly text: boolean
+  /** Bytes of the file up to the end of this row, when read from a file (progress). */
+  readonly offset?: number
 }
 
 /** A line that holds no row. @category models */
@@ -122,8 +124,10 @@ const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "obj
 async function* jsonLines(path: string): AsyncGenerator<Item> {
   const lines = NodeReadline.createInterface({ input: NodeFs.createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity })
   let line = 0
+  let offset = 0
   for await (const text of lines) {
     line++
+    offset += Buffer.byteLength(text, "utf8") + 1
     if (text.trim().length === 0) continue
     let value: unknown
     try {
@@ -133,7 +137,7 @@ async function* jsonLines(path: string): AsyncGenerator<Item> {
       continue
     }
     yield isRecord(value)
-      ? { _tag: "Parsed", line, values: value, text: false }
+      ? { _tag: "Parsed", line, values: value, text: false, offset }
       : { _tag: "BadLine", line, reason: "the line is not a JSON object", fatal: false }
   }
 }
@@ -153,7 +157,7 @@ async function* csvRecords(path: string): AsyncGenerator<Item> {
   }))
   let header: ReadonlyArray<string> | undefined
   try {
-    for await (const item of parser as AsyncIterable<{ record: Array<string | null>; info: { lines: number }; raw: string }>) {
+    for await (const item of parser as AsyncIterable<{ record: Array<string | null>; info: { lines: number; bytes: number }; raw: string }>) {
       const line = item.info.lines - breaksIn(item.raw)
       if (header === undefined) {
         header = item.record.map((c) => c ?? "")
@@ -177,7 +181,7 @@ async function* csvRecords(path: string): AsyncGenerator<Item> {
       header.forEach((c, i) => {
         values[c] = item.record[i]
       })
-      yield { _tag: "Parsed", line, values, text: true }
+      yield { _tag: "Parsed", line, values, text: true, offset: item.info.bytes }
     }
   } catch (e) {
     const error = e as { lines?: unknown; message?: unknown; code?: unknown }

@@ -183,6 +183,11 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
     expect(lastJson(r.stdout)).toMatchObject({ complete: true, rows: ROWS, errors: 0, cursor: null, output: out })
     // No temporary file is left beside the output.
     expect(NodeFs.readdirSync(dir).filter((n) => n.includes(".tmp"))).toEqual([])
+    // JSON: one array (the format from the output name).
+    const asJson = await cli(["export", "w", "Item", "--output", file("all.json"), "--page-size", "1000"])
+    expect(asJson.code, asJson.stderr).toBe(0)
+    const array = JSON.parse(NodeFs.readFileSync(file("all.json"), "utf8")) as Array<Record<string, unknown>>
+    expect(array.map((x) => x.uuid)).toEqual(rows.map((x) => x.uuid))
     // Without --include-vector there is no vector column.
     const plain = await cli(["export", "w", "Item", "--page-size", "1000"])
     expect(plain.code, plain.stderr).toBe(0)
@@ -394,19 +399,46 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
     }
   })
 
+  it("Ctrl-C during an import ends it with exit 1 and says how far it got", async () => {
+    await createCollection("Stopped")
+    const proxy = await startProxy(w.url)
+    try {
+      await addConnection("stalls", proxy.port)
+      let batches = 0
+      proxy.decide = (req) => req.method === "POST" && req.path.startsWith("/v1/batch/objects") && ++batches > 1 ? "hang" : "forward"
+      const input = file("stopped.jsonl")
+      NodeFs.writeFileSync(input, Array.from({ length: 100 }, (_, i) => JSON.stringify({ uuid: uuidOf(i + 1), title: `s${i}` })).join("\n") + "\n")
+      const child = NodeChild.spawn(process.execPath, [Cli.BIN, "import", "stalls", "Stopped", input, "--batch-size", "10", "--home", home], { stdio: "pipe" })
+      let stderr = ""
+      child.stderr.on("data", (d) => (stderr += d))
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      await proxy.hung
+      child.kill("SIGINT")
+      expect(await exited, stderr).toBe(1)
+      expect(stderr).toMatch(/^import interrupted: \d+ rows written, 0 rejected$/m)
+    } finally {
+      await proxy.close()
+    }
+  })
+
   it("a tenant's rows round-trip into another tenant; --progress prints progress on stderr", async () => {
     await createCollection("Multi", { multiTenancyConfig: { enabled: true } })
     await send("POST", "/v1/schema/Multi/tenants", [{ name: "acme" }, { name: "globex" }])
     await send("POST", "/v1/batch/objects", {
       objects: Array.from({ length: 40 }, (_, i) => ({ ...sampleRow(i + 1), class: "Multi", tenant: "acme" }))
     })
+    // Without its tenant the export is refused before any row: no file is left, not even a .partial.
+    const refused = await cli(["export", "w", "Multi", "--output", file("none.jsonl")])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("Multi is multi-tenant; pass tenant")
+    expect(NodeFs.readdirSync(dir).filter((n) => n.includes("none.jsonl"))).toEqual([])
     const out = file("acme.jsonl")
     const r = await cli(["export", "w", "Multi", "--tenant", "acme", "--output", out, "--include-vector", "--progress", "--page-size", "15"])
     expect(r.code, r.stderr).toBe(0)
-    expect(r.stderr).toMatch(/^export: 40\/40 rows \(100%\), \d+ rows\/s/m)
+    expect(r.stderr).toMatch(/^export: 40\/40 rows, 100%, \d+ rows\/s, 0:\d\d elapsed$/m)
     const imported = await cli(["import", "w", "Multi", out, "--tenant", "globex", "--progress"])
     expect(imported.code, imported.stderr).toBe(0)
-    expect(imported.stderr).toMatch(/^import: 40 rows/m)
+    expect(imported.stderr).toMatch(/^import: 40 rows, 100%, \d+ rows\/s/m)
     expect(await count("Multi", "globex")).toBe(40)
     const copy = await exportAll("Multi", file("globex.jsonl"), ["--tenant", "globex"])
     expect(byUuid(copy)).toEqual(byUuid(jsonl(out)))
