@@ -183,11 +183,18 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
     expect(lastJson(r.stdout)).toMatchObject({ complete: true, rows: ROWS, errors: 0, cursor: null, output: out })
     // No temporary file is left beside the output.
     expect(NodeFs.readdirSync(dir).filter((n) => n.includes(".tmp"))).toEqual([])
-    // JSON: one array (the format from the output name).
-    const asJson = await cli(["export", "w", "Item", "--output", file("all.json"), "--page-size", "1000"])
+    // JSON: one array (the format from the output name); the consistency level is Weaviate's query parameter.
+    w.clearRequests()
+    const asJson = await cli(["export", "w", "Item", "--output", file("all.json"), "--page-size", "1000", "--consistency-level", "ALL"])
     expect(asJson.code, asJson.stderr).toBe(0)
     const array = JSON.parse(NodeFs.readFileSync(file("all.json"), "utf8")) as Array<Record<string, unknown>>
     expect(array.map((x) => x.uuid)).toEqual(rows.map((x) => x.uuid))
+    const pages = w.requests.filter((q) => q.method === "GET" && q.path === "/v1/objects")
+    expect(pages.map((q) => [q.query.consistency_level, q.query.limit, q.query.include])).toEqual([
+      ["ALL", "1000", undefined],
+      ["ALL", "1000", undefined],
+      ["ALL", "1000", undefined]
+    ])
     // Without --include-vector there is no vector column.
     const plain = await cli(["export", "w", "Item", "--page-size", "1000"])
     expect(plain.code, plain.stderr).toBe(0)
