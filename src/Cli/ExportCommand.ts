@@ -61,6 +61,9 @@ const writeTo = (stream: NodeJS.WritableStream, name: string) => (text: string) 
   text.length === 0
     ? Effect.void
     : Effect.async<void, OutputFailed>((resume) => {
+      // The write's callback gets the error (EPIPE when a reader such as `head` went away); without a
+      // listener the stream would also throw it out of the event loop.
+      if (stream.listenerCount("error") === 0) stream.on("error", () => undefined)
       stream.write(text, (error) =>
         resume(error === null || error === undefined ? Effect.void : Effect.fail(new OutputFailed({ path: name, reason: error.message }))))
     })

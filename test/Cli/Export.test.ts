@@ -451,6 +451,18 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
     expect(byUuid(copy)).toEqual(byUuid(jsonl(out)))
   })
 
+  it("a reader that goes away (| head) ends the export with one line and the cursor, no stack trace", async () => {
+    const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "w", "Item", "--page-size", "100", "--home", home], { stdio: "pipe" })
+    let stderr = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    child.stdout.once("data", () => child.stdout.destroy())
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)))
+    expect(code, stderr).toBe(1)
+    expect(stderr).toMatch(/^export stopped after \d+ rows; continue with --resume [0-9a-f-]{36}$/m)
+    expect(stderr).toMatch(/^Cannot write stdout: write EPIPE$/m)
+    expect(stderr).not.toContain("node:events")
+  })
+
   it("usage errors exit 2 with one line", async () => {
     const r = await cli(["export", "w", "Item", "--resume", "nope"])
     expect(r.code).toBe(2)
