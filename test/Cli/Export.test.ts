@@ -317,19 +317,25 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
       JSON.stringify({ uuid: uuidOf(5), title: "five", colour: "red" }),
       "",
       JSON.stringify({ uuid: uuidOf(7), title: "seven", n: 7, vector: [7, 7, 7] }),
-      "[1,2]"
+      "[1,2]",
+      // passes our checks; Weaviate refuses the object, and its message is the reason
+      JSON.stringify({ uuid: uuidOf(9), title: "nine", when: "2024-01-01" })
     ].join("\n") + "\n")
     const errors = file("bad-errors.jsonl")
     const r = await cli(["import", "w", "Bad", input, "--errors", errors, "--batch-size", "2"])
     expect(r.code).toBe(1)
     const reported = jsonl(errors)
-    expect(reported.map((e) => e.line)).toEqual([2, 3, 4, 5, 8])
+    expect(reported.map((e) => e.line)).toEqual([2, 3, 4, 5, 8, 9])
+    expect(reported[5]).toMatchObject({ uuid: uuidOf(9) })
+    expect(reported[5]!.reason).toBe(
+      "invalid date property 'when' on class 'Bad': requires a string with a RFC3339 formatted date, but the given value is '2024-01-01'"
+    )
     expect(reported[1]!.reason).toBe("column \"n\": expected an integer, got \"three\"")
     expect(reported[2]!.reason).toBe("column \"vector\": the vector has 2 dimensions, the collection's have 3")
     expect(reported[3]!.reason).toBe("column \"colour\": Bad has no such property")
     expect(r.stderr).toContain("line 2: malformed JSON")
     expect(r.stderr).toContain("line 8: the line is not a JSON object")
-    expect(lastJson(r.stdout)).toMatchObject({ rows: 2, rejected: 5, complete: true })
+    expect(lastJson(r.stdout)).toMatchObject({ rows: 2, rejected: 6, complete: true })
     expect(await count("Bad")).toBe(2)
     // A CSV record with the wrong number of cells, by line.
     const csv = file("bad.csv")
