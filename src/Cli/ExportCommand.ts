@@ -53,19 +53,25 @@ export const consistencyLevel = Options.choice("consistency-level", ["ONE", "QUO
 /** Where the rows go: a temporary file (renamed at the end) or stdout. */
 interface Target {
   readonly name: string
-  readonly write: (text: string) => Effect.Effect<void, OutputFailed>
+  /**
+   * Queues the text (all of it, at once) and waits until it is written. `queued` runs in the same
+   * step as the queueing, so an interruption can never fall between the two: what it counts is what
+   * the file (flushed when closed) will hold.
+   */
+  readonly write: (text: string, queued?: () => void) => Effect.Effect<void, OutputFailed>
   readonly close: Effect.Effect<void, OutputFailed>
 }
 
-const writeTo = (stream: NodeJS.WritableStream, name: string) => (text: string) =>
+const writeTo = (stream: NodeJS.WritableStream, name: string) => (text: string, queued?: () => void) =>
   text.length === 0
-    ? Effect.void
+    ? Effect.sync(() => queued?.())
     : Effect.async<void, OutputFailed>((resume) => {
       // The write's callback gets the error (EPIPE when a reader such as `head` went away); without a
       // listener the stream would also throw it out of the event loop.
       if (stream.listenerCount("error") === 0) stream.on("error", () => undefined)
       stream.write(text, (error) =>
         resume(error === null || error === undefined ? Effect.void : Effect.fail(new OutputFailed({ path: name, reason: error.message }))))
+      queued?.()
     })
 
 const fileTarget = (path: string) =>
@@ -197,7 +203,9 @@ export const exportCommand = Command.make(
           page.forEach((row, i) => {
             text += encoder.row(row, rows + i === 0)
           })
-          return Effect.map(target.write(text), () => {
+          // Counted when queued: an interruption while the page is being written keeps it (the file is
+          // flushed when closed), and the cursor names its last row.
+          return target.write(text, () => {
             rows += page.length
             const last = page[page.length - 1]?.uuid
             if (typeof last === "string") cursor = last
