@@ -10,7 +10,7 @@
  *   `data.insertMany` of 1,000 rows at a time, printed beside.
  * Also the export's peak RSS (VmHWM of the CLI process) at 10,000 rows and at `ROWS` rows.
  * Prints the numbers; `bench/results.json` has no scenario for bulk work, so nothing is merged.
- * Run with `npm run bench:bulk` (ROWS=20000 for a quicker run).
+ * Run with `npm run bench:bulk` (ROWS=20000 for a quicker run); it also runs `bench/bulk-memory.ts`.
  */
 import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
