@@ -5,8 +5,8 @@
  * named vectors).
  *
  * In CSV a cell is text: arrays and objects are JSON, `null` is an empty cell and the empty string is
- * a quoted empty cell (`""`), so the two survive a round trip. Records end with `\n`; a reader takes
- * `\r\n` as well. Reading turns each line (JSONL) or record (CSV) into a `Parsed` item with its
+ * a quoted empty cell (`""`), so the two survive a round trip. Records end with `\r\n` (RFC 4180); a
+ * reader takes `\n` as well. Reading turns each line (JSONL) or record (CSV) into a `Parsed` item with its
  * 1-based line number, or into a `BadLine` that names the line and what is wrong with it; a bad line
  * never ends the read, except a CSV whose quoting cannot be parsed past a point (the read stops there
  * with a `BadLine` marked `fatal`).
@@ -83,6 +83,8 @@ export interface Encoder {
 
 const csvLine = (cells: ReadonlyArray<string | null>): string =>
   stringifyCsv([cells as Array<string | null>], {
+    // RFC 4180: records end with CRLF (a line break inside a quoted cell stays as it is).
+    record_delimiter: "\r\n",
     // The empty string is quoted so a reader can tell it from null (an empty unquoted cell).
     cast: { string: (value) => (value === "" ? { value: "", quoted_empty: true } : value) }
   })
@@ -156,9 +158,15 @@ async function* csvRecords(path: string): AsyncGenerator<Item> {
     cast: (value, context) => (context.quoting ? value : value === "" ? null : value)
   }))
   let header: ReadonlyArray<string> | undefined
+  // Lines are counted here: csv-parse's own count drifts after a quoted `\r\n` (it counts two).
+  let consumed = 0
   try {
-    for await (const item of parser as AsyncIterable<{ record: Array<string | null>; info: { lines: number; bytes: number }; raw: string }>) {
-      const line = item.info.lines - breaksIn(item.raw)
+    for await (
+      const item of parser as AsyncIterable<{ record: Array<string | null>; info: { bytes: number }; raw: string }>
+    ) {
+      // A record's raw text starts with the empty lines skipped before it.
+      const line = 1 + consumed + (/^(?:\r\n|\n|\r)*/.exec(item.raw)?.[0].replace(/\r\n/g, "\n").length ?? 0)
+      consumed += breaksIn(item.raw) + 1
       if (header === undefined) {
         header = item.record.map((c) => c ?? "")
         const dup = header.find((c, i) => header!.indexOf(c) !== i)

@@ -217,7 +217,7 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
     const r = await cli(["export", "w", "Item", "--output", out, "--include-vector"])
     expect(r.code, r.stderr).toBe(0)
     const text = NodeFs.readFileSync(out, "utf8")
-    expect(text.split("\n")[0]).toBe("uuid,title,n,price,ok,tags,when,sku,vector")
+    expect(text.split("\r\n")[0]).toBe("uuid,title,n,price,ok,tags,when,sku,vector")
     expect(text).toContain(`${uuidOf(1)},"commas, ""quotes""\nand a new line",1,0.25,false,"[""t1"",""all""]"`)
     expect(text).toContain(`${uuidOf(2)},"",2,`)
     expect(text).toMatch(new RegExp(`${uuidOf(3)},item 3,3,0.75,false,"\\[""t3"",""all""\\]",[^,]+,,"\\[3,`))
@@ -278,7 +278,7 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
       child.kill("SIGINT")
       expect(await exited, stderr).toBe(1)
       const text = NodeFs.readFileSync(`${out}.partial`, "utf8")
-      const records = text.split("\n").filter((l) => l.startsWith("00000000-"))
+      const records = text.split("\r\n").filter((l) => l.startsWith("00000000-"))
       expect(records).toHaveLength(500)
       const cursor = /--resume ([0-9a-f-]{36})/.exec(stderr)?.[1]
       expect(cursor, stderr).toBe(records.at(-1)!.slice(0, 36))

@@ -6,10 +6,13 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
 import * as BatchImport from "../../src/Driver/BatchImport.ts"
 import { decodeCollection } from "../../src/Driver/CollectionSchema.ts"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
+import * as RowFormat from "../../src/Driver/RowFormat.ts"
 import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
 import type { WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 import { type DriverRuntime, loadArticles, makeRuntime, tempHome } from "./support.ts"
@@ -49,6 +52,22 @@ describe("BatchImport ids and checks (no server)", () => {
     const r = prepare({ _tag: "Parsed", line: 2, text: false, values: { vector: [1, 2, 3] } })
     assert.deepStrictEqual(r._tag === "Rejected" ? r.reason : r, "column \"vector\": the vector has 3 dimensions, the collection's have 2")
   })
+})
+
+describe("RowFormat.read line numbers (no server)", () => {
+  it.effect("a CSV record is numbered by its first line: quoted line breaks, empty lines, LF and CRLF alike", () =>
+    Effect.gen(function*() {
+      const dir = tempHome()
+      const text = "uuid,title\n\n,a\n,\"b\nc\"\n\n,d,x\n,e\n"
+      for (const [name, content] of [["lf.csv", text], ["crlf.csv", text.replace(/\n/g, "\r\n")]] as const) {
+        NodeFs.writeFileSync(NodePath.join(dir, name), content)
+        const items = yield* Stream.runCollect(RowFormat.read(NodePath.join(dir, name), "csv"))
+        assert.deepStrictEqual(Chunk.toReadonlyArray(items).map((i) => [i._tag, i.line]), [["Parsed", 3], ["Parsed", 4], ["BadLine", 7], ["Parsed", 8]])
+      }
+      NodeFs.writeFileSync(NodePath.join(dir, "rows.jsonl"), "{\"a\":1}\n\n{oops\n[1]\n{\"a\":2}\n")
+      const lines = yield* Stream.runCollect(RowFormat.read(NodePath.join(dir, "rows.jsonl"), "jsonl"))
+      assert.deepStrictEqual(Chunk.toReadonlyArray(lines).map((i) => [i._tag, i.line]), [["Parsed", 1], ["BadLine", 3], ["BadLine", 4], ["Parsed", 5]])
+    }))
 })
 
 let w: WeaviateTestInstance
