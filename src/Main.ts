@@ -11,9 +11,11 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Runtime from "@effect/platform/Runtime"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as HashMap from "effect/HashMap"
 import * as Redaction from "./Base/Redaction.ts"
 import { VERSION } from "./Base/Version.ts"
@@ -32,12 +34,15 @@ import { statusCommand } from "./Cli/StatusCommand.ts"
 import { bridgeCommand } from "./Cli/BridgeCommand.ts"
 import { setupCommand } from "./Cli/SetupCommand.ts"
 import { doctorCommand } from "./Cli/DoctorCommand.ts"
+import { exportCommand } from "./Cli/ExportCommand.ts"
+import { importCommand } from "./Cli/ImportCommand.ts"
 
 /** The root command. @category commands */
 export const root = Command.make("weaviate-mcp").pipe(
   Command.withDescription("Work with Weaviate vector databases from AI clients (MCP) and the command line"),
   Command.withSubcommands([serveCommand, tokensCommand, connectionsCommand, browseCommand, tenantsCommand, graphqlCommand, restCommand,
-    activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand, doctorCommand])
+    activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand, doctorCommand, exportCommand,
+    importCommand])
 )
 
 /** Runs the command line on `argv` (as `process.argv`). @category running */
@@ -150,7 +155,13 @@ export const runCli = (): void =>
         }
       })
     ),
-    NodeRuntime.runMain({ disableErrorReporting: true, disablePrettyLogger: true })
+    NodeRuntime.runMain({
+      disableErrorReporting: true,
+      disablePrettyLogger: true,
+      // A command interrupted by a signal may have set its own exit code (export: 1, rows kept as .partial).
+      teardown: (exit, onExit) =>
+        Runtime.defaultTeardown(exit, (code) => onExit(code === 0 && Exit.isInterrupted(exit) && typeof process.exitCode === "number" ? process.exitCode : code))
+    })
   )
 
 if (process.argv[1]?.endsWith("/src/Main.ts")) runCli()

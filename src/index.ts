@@ -16,6 +16,7 @@ export * as Serve from "./Daemon/Serve.ts"
 export * as Settings from "./Daemon/Settings.ts"
 
 // ===== The Weaviate driver =====
+export * as BatchImport from "./Driver/BatchImport.ts"
 export * as CollectionSchema from "./Driver/CollectionSchema.ts"
 export * as ConnectionStore from "./Driver/ConnectionStore.ts"
 export * as Driver from "./Driver/Driver.ts"
@@ -25,6 +26,7 @@ export * as GraphqlEditor from "./Driver/GraphqlEditor.ts"
 export * as Grid from "./Driver/Grid.ts"
 export * as RestConsole from "./Driver/RestConsole.ts"
 export * as RowEdits from "./Driver/RowEdits.ts"
+export * as RowFormat from "./Driver/RowFormat.ts"
 export * as WeaviateHttp from "./Driver/WeaviateHttp.ts"
 
 // ===== The MCP endpoint =====

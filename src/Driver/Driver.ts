@@ -17,6 +17,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import { Connection } from "../Schema/Connection.ts"
+import * as BatchImport from "./BatchImport.ts"
 import * as CollectionSchema from "./CollectionSchema.ts"
 import { type ConnectionNotFound, ConnectionStore, type StoreError } from "./ConnectionStore.ts"
 import type {
@@ -102,8 +103,19 @@ export interface Service {
   readonly readAll: (
     connection: ConnectionRef,
     table: string,
-    options?: { readonly pageSize?: number; readonly tenant?: string | undefined }
+    options?: Grid.ReadAllOptions
   ) => Stream.Stream<Grid.Row, LookupError | RequestError | CollectionNotFound | TenantError>
+  /**
+   * Writes every row of a stream (the grid's shape: `uuid`, properties, `vector` or `vector:<name>`)
+   * through `POST /v1/batch/objects` (`BatchImport`): one result per batch, with each rejected row's
+   * position (1-based) and reason.
+   */
+  readonly writeAll: <E, R>(
+    connection: ConnectionRef,
+    table: string,
+    rows: Stream.Stream<Grid.Row, E, R>,
+    options?: BatchImport.WriteOptions
+  ) => Stream.Stream<BatchImport.BatchResult, E | LookupError | RequestError | CollectionNotFound | TenantError, R>
   readonly insertRows: (
     connection: ConnectionRef,
     table: string,
@@ -202,6 +214,12 @@ export const checkHealth = Effect.fnUntraced(function*(http: WeaviateHttp.Weavia
 })
 
 // ===== Service =====
+
+/** `writeAll` once the collection and the tenant are checked: the vector lengths already there, then the batches. */
+const writeAllTo = <E, R>(rows: Stream.Stream<Grid.Row, E, R>, options: BatchImport.WriteOptions | undefined) =>
+(http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection, tenant: string | undefined) =>
+  Effect.map(BatchImport.vectorLengths(http, collection, tenant), (vectorLengths) =>
+    BatchImport.writeAll(http, collection, BatchImport.itemsOfRows(rows), { ...options, tenant, vectorLengths }))
 
 interface Session {
   readonly id: string
@@ -369,9 +387,8 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       getRow: (name, table, uuid, options) =>
         withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Grid.getRow(h, c, uuid, { ...options, tenant })),
       readAll: (name, table, options) =>
-        Stream.unwrap(
-          withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Effect.succeed(Grid.readAll(h, c, { ...options, tenant })))
-        ),
+        Stream.unwrap(withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Effect.succeed(Grid.readAll(h, c, { ...options, tenant })))),
+      writeAll: (name, table, rows, options) => Stream.unwrap(withTenant(name, table, options?.tenant, "insert", writeAllTo(rows, options))),
       insertRows: (name, table, rows, options) =>
         withTenant(name, table, options?.tenant, "insert", (h, c, tenant) => RowEdits.insert(h, c, rows, { tenant })),
       updateRows: (name, table, rows, options) =>

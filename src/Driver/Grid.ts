@@ -282,6 +282,18 @@ export const getRow = Effect.fnUntraced(function*(
   return Option.some(rowFromObject(collection, response.json))
 })
 
+/** Options of a full read. @category models */
+export interface ReadAllOptions {
+  readonly pageSize?: number
+  readonly tenant?: string | undefined
+  /** Start after this uuid (the cursor an interrupted read printed); from the first row without it. */
+  readonly after?: string | undefined
+  /** Ask for the vectors (default true); without them a row's vector cells are null. */
+  readonly includeVector?: boolean
+  /** Weaviate's `consistency_level` (`ONE`, `QUORUM`, `ALL`), passed as it is. */
+  readonly consistencyLevel?: string | undefined
+}
+
 /**
  * Every row of a collection through the `after` cursor (no offset, so no `QUERY_MAXIMUM_RESULTS` cap).
  *
@@ -290,14 +302,22 @@ export const getRow = Effect.fnUntraced(function*(
 export const readAll = (
   http: WeaviateHttp,
   collection: Collection,
-  options: { readonly pageSize?: number; readonly tenant?: string | undefined } = {}
+  options: ReadAllOptions = {}
 ): Stream.Stream<Row, RequestError> => {
   const pageSize = Math.max(1, Math.min(options.pageSize ?? 500, 10_000))
-  return Stream.paginateChunkEffect("" as string | undefined, (after) =>
+  const include = options.includeVector === false ? undefined : "vector"
+  return Stream.paginateChunkEffect(options.after ?? "" as string | undefined, (after) =>
     http.requestOk({
       method: "GET",
       path: "/v1/objects",
-      query: { class: collection.name, limit: String(pageSize), after, include: "vector", tenant: options.tenant }
+      query: {
+        class: collection.name,
+        limit: String(pageSize),
+        after,
+        include,
+        tenant: options.tenant,
+        consistency_level: options.consistencyLevel
+      }
     }).pipe(
       Effect.flatMap((response) => {
         const objects = record(response.json).objects ?? []

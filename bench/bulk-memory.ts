@@ -1,0 +1,123 @@
+/**
+ * Benchmark: the peak RSS of `weaviate-mcp export --include-vector` at 10,000 and at 100,000 rows (5
+ * properties, 384-dimension vectors), against a synthetic Weaviate on loopback that makes each page of
+ * `GET /v1/objects?after=` on the fly, so no 100,000-row collection has to be loaded first. Runs each
+ * size with V8's default heap sizing and with the old space capped (`--max-old-space-size=48`): the
+ * second shows what the export itself keeps. The peak is the CLI process's VmHWM.
+ * Run with `npm run bench:bulk-memory`.
+ */
+import * as NodeChildProcess from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+
+const BIN = NodePath.resolve(import.meta.dirname, "../bin/weaviate-mcp.js")
+const DIMENSIONS = 384
+const PAGE = 500
+
+const uuidOf = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
+
+const schema = {
+  class: "Bulk",
+  vectorizer: "none",
+  properties: [
+    { name: "title", dataType: ["text"] },
+    { name: "body", dataType: ["text"] },
+    { name: "rank", dataType: ["int"] },
+    { name: "price", dataType: ["number"] },
+    { name: "tags", dataType: ["text[]"] }
+  ]
+}
+
+/** A Weaviate of one collection of `rows` rows, made page by page. */
+const synthetic = async (rows: number) => {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1")
+    const json = (body: unknown) => {
+      const text = JSON.stringify(body)
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
+      res.end(text)
+    }
+    if (url.pathname === "/v1/schema/Bulk") return json(schema)
+    if (url.pathname === "/v1/schema") return json({ classes: [schema] })
+    if (url.pathname === "/v1/meta") return json({ version: "1.39.0", modules: {} })
+    if (url.pathname === "/v1/objects") {
+      const limit = Number(url.searchParams.get("limit"))
+      const after = url.searchParams.get("after")
+      const start = after !== null && after !== "" ? parseInt(after.slice(24), 16) + 1 : 0
+      const objects = []
+      for (let n = start; n < Math.min(rows, start + limit); n++) {
+        objects.push({
+          class: "Bulk",
+          id: uuidOf(n),
+          properties: { title: `Row number ${n}`, body: `The body of row ${n}, with a comma`, rank: n, price: (n % 997) / 10, tags: [`t${n % 7}`] },
+          vector: Array.from({ length: DIMENSIONS }, (_, d) => Math.sin(n + d))
+        })
+      }
+      return json({ objects, totalResults: objects.length })
+    }
+    res.writeHead(404, { "content-type": "application/json" })
+    res.end("{}")
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) }
+}
+
+/** Runs the CLI to the end; answers its peak RSS in MB (VmHWM, sampled until it exits). */
+const peakOf = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) =>
+  new Promise<number>((resolve, reject) => {
+    const child = NodeChildProcess.spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } })
+    let peak = 0
+    let stderr = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    const sample = setInterval(() => {
+      try {
+        const kb = /VmHWM:\s+(\d+)/.exec(NodeFs.readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1]
+        if (kb !== undefined) peak = Math.max(peak, Number(kb))
+      } catch {
+        // exited between two samples
+      }
+    }, 10)
+    child.once("exit", (code) => {
+      clearInterval(sample)
+      if (code !== 0) reject(new Error(`weaviate-mcp ${args.join(" ")}: exit ${code}\n${stderr}`))
+      else resolve(peak / 1024)
+    })
+  })
+
+const main = async () => {
+  const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bulk-memory-"))
+  try {
+    console.log(`export peak RSS, ${DIMENSIONS}-dimension vectors, pages of ${PAGE}, synthetic server:`)
+    for (const heap of [undefined, 48]) {
+      const peaks: Array<number> = []
+      for (const rows of [10_000, 100_000]) {
+        const server = await synthetic(rows)
+        const home = NodePath.join(dir, `home-${rows}-${heap ?? "default"}`)
+        NodeFs.mkdirSync(home)
+        try {
+          await peakOf(["connections", "add", "--name", "s", "--host", "127.0.0.1", "--port", String(server.port), "--home", home])
+          const out = NodePath.join(dir, "out.jsonl")
+          peaks.push(await peakOf(
+            ["export", "s", "Bulk", "--include-vector", "--page-size", String(PAGE), "--output", out, "--home", home],
+            heap === undefined ? {} : { NODE_OPTIONS: `--max-old-space-size=${heap}` }
+          ))
+          NodeFs.rmSync(out, { force: true })
+        } finally {
+          await server.close()
+        }
+      }
+      const label = heap === undefined ? "V8 default heap sizing" : `--max-old-space-size=${heap}`
+      console.log(`  ${label.padEnd(26)} 10,000 rows ${peaks[0]!.toFixed(1)} MB  100,000 rows ${peaks[1]!.toFixed(1)} MB  growth ${(peaks[1]! - peaks[0]!).toFixed(1)} MB (target ≤ 10 MB)`)
+    }
+  } finally {
+    NodeFs.rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})

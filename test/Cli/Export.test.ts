@@ -1,0 +1,477 @@
+/**
+ * `weaviate-mcp export` and `weaviate-mcp import` through the real binary, against the real Weaviate
+ * (started with QUERY_MAXIMUM_RESULTS = 1000, so an export of 2,500 rows proves the cursor has no
+ * cap). Faults (a lost connection after the k-th page, a hang to interrupt, 429 and 503 answers) come
+ * from a small loopback proxy in front of it that counts requests: nothing here waits on a timer.
+ */
+import * as NodeChild from "node:child_process"
+import * as NodeFs from "node:fs"
+import * as http from "node:http"
+import type { AddressInfo } from "node:net"
+import * as NodePath from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Cli from "../support/Cli.ts"
+import * as TestHome from "../support/TestHome.ts"
+import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
+import { servesReal } from "../weaviate/TestWeaviate.ts"
+import type { WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
+
+const MAX_RESULTS = 1000
+const ROWS = 2500
+const real = servesReal({ maxResults: MAX_RESULTS })
+let w: WeaviateTestInstance
+const home = TestHome.tempDirSync()
+const dir = TestHome.tempDirSync("weaviate-mcp-export-")
+const file = (name: string) => NodePath.join(dir, name)
+
+// ===== Weaviate by hand =====
+
+const send = async (method: string, path: string, body?: unknown) => {
+  const response = await fetch(`${w.url}${path}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {})
+  })
+  const text = await response.text()
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
+  return text.length > 0 ? JSON.parse(text) as unknown : undefined
+}
+
+const properties = [
+  { name: "title", dataType: ["text"] },
+  { name: "n", dataType: ["int"] },
+  { name: "price", dataType: ["number"] },
+  { name: "ok", dataType: ["boolean"] },
+  { name: "tags", dataType: ["text[]"] },
+  { name: "when", dataType: ["date"] },
+  { name: "sku", dataType: ["text"] }
+]
+
+const createCollection = (name: string, extra: Record<string, unknown> = {}) =>
+  send("POST", "/v1/schema", { class: name, vectorizer: "none", properties, ...extra })
+
+const count = async (name: string, tenant?: string) => {
+  const args = tenant === undefined ? "" : `(tenant: "${tenant}")`
+  const r = await send("POST", "/v1/graphql", { query: `{ Aggregate { ${name}${args} { meta { count } } } }` }) as {
+    data: { Aggregate: Record<string, Array<{ meta: { count: number } }>> }
+  }
+  return r.data.Aggregate[name]![0]!.meta.count
+}
+
+const uuidOf = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`
+
+const sampleRow = (i: number) => ({
+  class: "Item",
+  id: uuidOf(i),
+  properties: {
+    title: i === 1 ? "commas, \"quotes\"\nand a new line" : i === 2 ? "" : `item ${i}`,
+    n: i,
+    price: i / 4,
+    ok: i % 2 === 0,
+    tags: [`t${i % 7}`, "all"],
+    when: `2024-01-${String((i % 28) + 1).padStart(2, "0")}T10:00:00Z`,
+    ...(i === 3 ? {} : { sku: `sku-${i}` })
+  },
+  vector: [i % 5, 0.5, -1.25, i / 1024]
+})
+
+// ===== The command line =====
+
+const cli = (args: ReadonlyArray<string>, timeoutMs = 60_000) => Cli.run([...args, "--home", home], { timeoutMs })
+
+const lines = (path: string) => NodeFs.readFileSync(path, "utf8").split("\n").filter((l) => l.length > 0)
+const jsonl = (path: string) => lines(path).map((l) => JSON.parse(l) as Record<string, unknown>)
+const byUuid = (rows: ReadonlyArray<Record<string, unknown>>) => [...rows].sort((a, b) => String(a.uuid).localeCompare(String(b.uuid)))
+const lastJson = (text: string) => JSON.parse(text.trim().split("\n").at(-1)!) as Record<string, unknown>
+
+const exportAll = async (table: string, out: string, extra: ReadonlyArray<string> = []) => {
+  const r = await cli(["export", "w", table, "--output", out, "--include-vector", ...extra])
+  expect(r.code, r.stderr).toBe(0)
+  return jsonl(out)
+}
+
+// ===== A proxy that counts and injects faults =====
+
+type Verdict = "forward" | "drop" | "hang" | { readonly status: number }
+
+interface FaultProxy {
+  readonly port: number
+  readonly seen: Array<{ method: string; path: string }>
+  decide: (req: { method: string; path: string; index: number }) => Verdict
+  readonly hung: Promise<void>
+  close(): Promise<void>
+}
+
+const startProxy = async (upstream: string): Promise<FaultProxy> => {
+  const target = new URL(upstream)
+  const seen: Array<{ method: string; path: string }> = []
+  let onHang: () => void = () => undefined
+  const hung = new Promise<void>((resolve) => (onHang = resolve))
+  const held: Array<http.ServerResponse> = []
+  const proxy: FaultProxy = {
+    port: 0,
+    seen,
+    decide: () => "forward",
+    hung,
+    close: () => new Promise<void>((resolve) => {
+      for (const res of held) res.destroy()
+      server.close(() => resolve())
+      server.closeAllConnections()
+    })
+  }
+  const server = http.createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (c: Buffer) => chunks.push(c))
+    req.on("end", () => {
+      const entry = { method: req.method ?? "GET", path: req.url ?? "/" }
+      seen.push(entry)
+      const verdict = proxy.decide({ ...entry, index: seen.length - 1 })
+      if (verdict === "drop") return void req.socket.destroy()
+      if (verdict === "hang") {
+        held.push(res)
+        return onHang()
+      }
+      if (typeof verdict === "object") {
+        const body = JSON.stringify({ error: [{ message: `injected ${verdict.status}` }] })
+        res.writeHead(verdict.status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+        return void res.end(body)
+      }
+      const out = http.request(new URL(req.url ?? "/", target), { method: req.method, headers: { ...req.headers, host: target.host } }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers)
+        up.pipe(res)
+      })
+      out.on("error", () => res.destroy())
+      out.end(Buffer.concat(chunks))
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return Object.assign(proxy, { port: (server.address() as AddressInfo).port })
+}
+
+const addConnection = async (name: string, port: number, extra: ReadonlyArray<string> = []) => {
+  const added = await cli(["connections", "add", "--name", name, "--host", "127.0.0.1", "--port", String(port), ...extra])
+  if (added.code !== 0) throw new Error(added.stderr)
+}
+
+beforeAll(async () => {
+  if (!real) return
+  w = await startTestWeaviate({ maxResults: MAX_RESULTS })
+  await createCollection("Item")
+  for (let start = 1; start <= ROWS; start += 500) {
+    const objects = Array.from({ length: Math.min(500, ROWS - start + 1) }, (_, k) => sampleRow(start + k))
+    await send("POST", "/v1/batch/objects", { objects })
+  }
+  await addConnection("w", w.port)
+}, 120_000)
+afterAll(async () => {
+  if (w !== undefined) await w.close()
+})
+
+describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIMUM_RESULTS 1000)", () => {
+  it("exports more rows than QUERY_MAXIMUM_RESULTS through the cursor, every row once, in the grid's shape", async () => {
+    const out = file("all.jsonl")
+    const r = await cli(["export", "w", "Item", "--output", out, "--include-vector", "--page-size", "300"])
+    expect(r.code, r.stderr).toBe(0)
+    const rows = jsonl(out)
+    expect(rows).toHaveLength(ROWS)
+    expect(new Set(rows.map((x) => x.uuid)).size).toBe(ROWS)
+    expect(Object.keys(rows[0]!)).toEqual(["uuid", "title", "n", "price", "ok", "tags", "when", "sku", "vector"])
+    const one = rows.find((x) => x.uuid === uuidOf(1))!
+    expect(one).toMatchObject({ title: "commas, \"quotes\"\nand a new line", n: 1, price: 0.25, ok: false, tags: ["t1", "all"] })
+    expect(one.vector).toEqual([1, 0.5, -1.25, 1 / 1024])
+    // Without a terminal the summary is one JSON object (on stdout, as the rows went to a file).
+    expect(lastJson(r.stdout)).toMatchObject({ complete: true, rows: ROWS, errors: 0, cursor: null, output: out })
+    // No temporary file is left beside the output.
+    expect(NodeFs.readdirSync(dir).filter((n) => n.includes(".tmp"))).toEqual([])
+    // JSON: one array (the format from the output name); the consistency level is Weaviate's query parameter.
+    w.clearRequests()
+    const asJson = await cli(["export", "w", "Item", "--output", file("all.json"), "--page-size", "1000", "--consistency-level", "ALL"])
+    expect(asJson.code, asJson.stderr).toBe(0)
+    const array = JSON.parse(NodeFs.readFileSync(file("all.json"), "utf8")) as Array<Record<string, unknown>>
+    expect(array.map((x) => x.uuid)).toEqual(rows.map((x) => x.uuid))
+    const pages = w.requests.filter((q) => q.method === "GET" && q.path === "/v1/objects")
+    expect(pages.map((q) => [q.query.consistency_level, q.query.limit, q.query.include])).toEqual([
+      ["ALL", "1000", undefined],
+      ["ALL", "1000", undefined],
+      ["ALL", "1000", undefined]
+    ])
+    // Without --include-vector there is no vector column.
+    const plain = await cli(["export", "w", "Item", "--page-size", "1000"])
+    expect(plain.code, plain.stderr).toBe(0)
+    const first = JSON.parse(plain.stdout.split("\n")[0]!) as Record<string, unknown>
+    expect(Object.keys(first)).not.toContain("vector")
+  })
+
+  it("JSONL round trip: export, import into a new collection, export again gives the same rows and vectors", async () => {
+    const original = await exportAll("Item", file("rt.jsonl"))
+    await createCollection("CopyJ")
+    const imported = await cli(["import", "w", "CopyJ", file("rt.jsonl"), "--batch-size", "200"])
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(lastJson(imported.stdout)).toMatchObject({ rows: ROWS, rejected: 0, complete: true })
+    const copy = await exportAll("CopyJ", file("rt-copy.jsonl"))
+    expect(byUuid(copy)).toEqual(byUuid(original))
+  })
+
+  it("CSV round trip, RFC 4180 quoting of commas, quotes and new lines; null and empty text stay apart", async () => {
+    const out = file("rt.csv")
+    const r = await cli(["export", "w", "Item", "--output", out, "--include-vector"])
+    expect(r.code, r.stderr).toBe(0)
+    const text = NodeFs.readFileSync(out, "utf8")
+    expect(text.split("\r\n")[0]).toBe("uuid,title,n,price,ok,tags,when,sku,vector")
+    expect(text).toContain(`${uuidOf(1)},"commas, ""quotes""\nand a new line",1,0.25,false,"[""t1"",""all""]"`)
+    expect(text).toContain(`${uuidOf(2)},"",2,`)
+    expect(text).toMatch(new RegExp(`${uuidOf(3)},item 3,3,0.75,false,"\\[""t3"",""all""\\]",[^,]+,,"\\[3,`))
+    await createCollection("CopyC")
+    const imported = await cli(["import", "w", "CopyC", out])
+    expect(imported.code, imported.stderr).toBe(0)
+    const original = await exportAll("Item", file("rt-c1.jsonl"))
+    const copy = await exportAll("CopyC", file("rt-c2.jsonl"))
+    expect(byUuid(copy)).toEqual(byUuid(original))
+    const row2 = copy.find((x) => x.uuid === uuidOf(2))!
+    const row3 = copy.find((x) => x.uuid === uuidOf(3))!
+    expect([row2.title, row3.sku]).toEqual(["", null])
+  })
+
+  it("a lost connection after the 3rd page keeps only whole rows in FILE.partial; --resume gives the rest, every row exactly once", async () => {
+    const proxy = await startProxy(w.url)
+    try {
+      await addConnection("flaky", proxy.port)
+      let pages = 0
+      proxy.decide = (req) => req.method === "GET" && req.path.startsWith("/v1/objects?") && ++pages > 3 ? "drop" : "forward"
+      const out = file("cut.jsonl")
+      const r = await cli(["export", "flaky", "Item", "--output", out, "--page-size", "400", "--include-vector"])
+      expect(r.code).toBe(1)
+      expect(NodeFs.existsSync(out)).toBe(false)
+      const kept = jsonl(`${out}.partial`)
+      expect(kept).toHaveLength(1200)
+      const cursor = /--resume ([0-9a-f-]{36})/.exec(r.stderr)?.[1]
+      expect(cursor, r.stderr).toBe(kept.at(-1)!.uuid)
+      expect(r.stderr).toMatch(/^Connection failed: /m)
+      expect(lastJson(r.stdout)).toMatchObject({ complete: false, rows: 1200, cursor, output: `${out}.partial` })
+      const rest = file("rest.jsonl")
+      const resumed = await cli(["export", "w", "Item", "--output", rest, "--resume", cursor!, "--include-vector"])
+      expect(resumed.code, resumed.stderr).toBe(0)
+      const all = [...kept, ...jsonl(rest)]
+      expect(all).toHaveLength(ROWS)
+      expect(new Set(all.map((x) => x.uuid)).size).toBe(ROWS)
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it("Ctrl-C (SIGINT) while a page is pending: FILE.partial with whole rows, the cursor printed, exit 1", async () => {
+    const proxy = await startProxy(w.url)
+    try {
+      await addConnection("hangs", proxy.port)
+      let pages = 0
+      proxy.decide = (req) => req.method === "GET" && req.path.startsWith("/v1/objects?") && ++pages > 2 ? "hang" : "forward"
+      const out = file("sigint.csv")
+      const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "hangs", "Item", "--output", out, "--page-size", "250", "--home", home], {
+        stdio: "pipe"
+      })
+      let stderr = ""
+      let stdout = ""
+      child.stderr.on("data", (d) => (stderr += d))
+      child.stdout.on("data", (d) => (stdout += d))
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      await proxy.hung
+      child.kill("SIGINT")
+      expect(await exited, stderr).toBe(1)
+      const text = NodeFs.readFileSync(`${out}.partial`, "utf8")
+      const records = text.split("\r\n").filter((l) => l.startsWith("00000000-"))
+      expect(records).toHaveLength(500)
+      const cursor = /--resume ([0-9a-f-]{36})/.exec(stderr)?.[1]
+      expect(cursor, stderr).toBe(records.at(-1)!.slice(0, 36))
+      expect(stderr).toContain("export interrupted after 500 rows")
+      expect(lastJson(stdout)).toMatchObject({ complete: false, rows: 500, cursor })
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it("import with --id-field twice writes each row once (upsert); a uuid column does the same", async () => {
+    await createCollection("Keyed")
+    const input = file("keyed.jsonl")
+    NodeFs.writeFileSync(input, Array.from({ length: 50 }, (_, i) => JSON.stringify({ sku: `k${i}`, title: `v${i}` })).join("\n") + "\n")
+    for (const _ of [1, 2]) {
+      const r = await cli(["import", "w", "Keyed", input, "--id-field", "sku"])
+      expect(r.code, r.stderr).toBe(0)
+    }
+    expect(await count("Keyed")).toBe(50)
+    const rows = await exportAll("Keyed", file("keyed-out.jsonl"))
+    expect(rows.find((x) => x.sku === "k7")!.title).toBe("v7")
+    // A re-run of an export file (uuid column) adds nothing either.
+    const again = await cli(["import", "w", "Keyed", file("keyed-out.jsonl")])
+    expect(again.code, again.stderr).toBe(0)
+    expect(await count("Keyed")).toBe(50)
+  })
+
+  it("bad lines are reported with their line numbers (stderr, summary, --errors) and every good row lands once", async () => {
+    await createCollection("Bad")
+    const input = file("bad.jsonl")
+    NodeFs.writeFileSync(input, [
+      JSON.stringify({ uuid: uuidOf(1), title: "one", n: 1, vector: [1, 2, 3] }),
+      "{not json",
+      JSON.stringify({ uuid: uuidOf(3), title: "three", n: "three" }),
+      JSON.stringify({ uuid: uuidOf(4), title: "four", vector: [1, 2] }),
+      JSON.stringify({ uuid: uuidOf(5), title: "five", colour: "red" }),
+      "",
+      JSON.stringify({ uuid: uuidOf(7), title: "seven", n: 7, vector: [7, 7, 7] }),
+      "[1,2]",
+      // passes our checks; Weaviate refuses the object, and its message is the reason
+      JSON.stringify({ uuid: uuidOf(9), title: "nine", when: "2024-01-01" })
+    ].join("\n") + "\n")
+    const errors = file("bad-errors.jsonl")
+    const r = await cli(["import", "w", "Bad", input, "--errors", errors, "--batch-size", "2"])
+    expect(r.code).toBe(1)
+    const reported = jsonl(errors)
+    expect(reported.map((e) => e.line)).toEqual([2, 3, 4, 5, 8, 9])
+    expect(reported[5]).toMatchObject({ uuid: uuidOf(9) })
+    expect(reported[5]!.reason).toBe(
+      "invalid date property 'when' on class 'Bad': requires a string with a RFC3339 formatted date, but the given value is '2024-01-01'"
+    )
+    expect(reported[1]!.reason).toBe("column \"n\": expected an integer, got \"three\"")
+    expect(reported[2]!.reason).toBe("column \"vector\": the vector has 2 dimensions, the collection's have 3")
+    expect(reported[3]!.reason).toBe("column \"colour\": Bad has no such property")
+    expect(r.stderr).toContain("line 2: malformed JSON")
+    expect(r.stderr).toContain("line 8: the line is not a JSON object")
+    expect(lastJson(r.stdout)).toMatchObject({ rows: 2, rejected: 6, complete: true })
+    expect(await count("Bad")).toBe(2)
+    // A CSV record with the wrong number of cells, by line.
+    const csv = file("bad.csv")
+    NodeFs.writeFileSync(csv, `uuid,title,n\n${uuidOf(11)},eleven,11\n${uuidOf(12)},twelve\n${uuidOf(13)},"thir\nteen",13\n${uuidOf(14)},x,notint\n`)
+    const c = await cli(["import", "w", "Bad", csv])
+    expect(c.code).toBe(1)
+    expect(lastJson(c.stdout)).toMatchObject({
+      rows: 2,
+      rejected: 2,
+      errors: [
+        { line: 3, reason: "2 cells where the header has 3" },
+        { line: 6, uuid: uuidOf(14), reason: "column \"n\": expected an integer, got \"notint\"" }
+      ]
+    })
+    expect(await count("Bad")).toBe(4)
+  })
+
+  it("--fail-fast stops at the first rejected row", async () => {
+    await createCollection("Fast")
+    const input = file("fast.jsonl")
+    const rows = Array.from({ length: 20 }, (_, i) => JSON.stringify({ title: `r${i}`, n: i === 4 ? "x" : i }))
+    NodeFs.writeFileSync(input, rows.join("\n") + "\n")
+    const r = await cli(["import", "w", "Fast", input, "--fail-fast", "--batch-size", "2"])
+    expect(r.code).toBe(1)
+    expect(lastJson(r.stdout)).toMatchObject({ complete: false, rejected: 1, errors: [{ line: 5 }] })
+    expect(await count("Fast")).toBeLessThan(20)
+  })
+
+  it("--dry-run checks the file against the schema and sends nothing", async () => {
+    await createCollection("Dry")
+    const input = file("dry.jsonl")
+    NodeFs.writeFileSync(input, [JSON.stringify({ title: "a", n: 1 }), JSON.stringify({ title: "b", n: 1.5 }), JSON.stringify({ title: "c" })].join("\n") + "\n")
+    w.clearRequests()
+    const r = await cli(["import", "w", "Dry", input, "--dry-run"])
+    expect(r.code).toBe(1)
+    expect(lastJson(r.stdout)).toMatchObject({ dryRun: true, rows: 2, rejected: 1, errors: [{ line: 2, reason: "column \"n\": expected an integer, got 1.5" }] })
+    expect(w.requests.filter((q) => q.method !== "GET" && !(q.method === "POST" && q.path === "/v1/graphql"))).toEqual([])
+    expect(await count("Dry")).toBe(0)
+  })
+
+  it("Safe Mode readOnly refuses an import (exit 1) and writes nothing", async () => {
+    await createCollection("Guarded")
+    await addConnection("ro", w.port, ["--safe-mode", "readOnly"])
+    const input = file("ro.jsonl")
+    NodeFs.writeFileSync(input, JSON.stringify({ title: "x" }) + "\n")
+    const r = await cli(["import", "ro", "Guarded", input])
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim()).toBe("Import refused: the connection ro is in Safe Mode readOnly")
+    expect(await count("Guarded")).toBe(0)
+  })
+
+  it("backs off on 429 and 503 and sends the batch again: every row lands once", async () => {
+    await createCollection("Busy")
+    const proxy = await startProxy(w.url)
+    try {
+      await addConnection("busy", proxy.port)
+      let batches = 0
+      proxy.decide = (req) => {
+        if (req.method !== "POST" || !req.path.startsWith("/v1/batch/objects")) return "forward"
+        batches++
+        return batches === 1 ? { status: 429 } : batches === 2 ? { status: 503 } : batches === 4 ? { status: 429 } : "forward"
+      }
+      const input = file("busy.jsonl")
+      NodeFs.writeFileSync(input, Array.from({ length: 30 }, (_, i) => JSON.stringify({ uuid: uuidOf(i + 1), title: `b${i}` })).join("\n") + "\n")
+      const r = await cli(["import", "busy", "Busy", input, "--batch-size", "10", "--consistency-level", "QUORUM"])
+      expect(r.code, r.stderr).toBe(0)
+      expect(lastJson(r.stdout)).toMatchObject({ rows: 30, rejected: 0 })
+      expect(await count("Busy")).toBe(30)
+      const posts = proxy.seen.filter((s) => s.method === "POST" && s.path.startsWith("/v1/batch/objects"))
+      expect(posts).toHaveLength(6)
+      expect(posts.every((p) => p.path.includes("consistency_level=QUORUM"))).toBe(true)
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it("Ctrl-C during an import ends it with exit 1 and says how far it got", async () => {
+    await createCollection("Stopped")
+    const proxy = await startProxy(w.url)
+    try {
+      await addConnection("stalls", proxy.port)
+      let batches = 0
+      proxy.decide = (req) => req.method === "POST" && req.path.startsWith("/v1/batch/objects") && ++batches > 1 ? "hang" : "forward"
+      const input = file("stopped.jsonl")
+      NodeFs.writeFileSync(input, Array.from({ length: 100 }, (_, i) => JSON.stringify({ uuid: uuidOf(i + 1), title: `s${i}` })).join("\n") + "\n")
+      const child = NodeChild.spawn(process.execPath, [Cli.BIN, "import", "stalls", "Stopped", input, "--batch-size", "10", "--home", home], { stdio: "pipe" })
+      let stderr = ""
+      child.stderr.on("data", (d) => (stderr += d))
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+      await proxy.hung
+      child.kill("SIGINT")
+      expect(await exited, stderr).toBe(1)
+      expect(stderr).toMatch(/^import interrupted: \d+ rows written, 0 rejected$/m)
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it("a tenant's rows round-trip into another tenant; --progress prints progress on stderr", async () => {
+    await createCollection("Multi", { multiTenancyConfig: { enabled: true } })
+    await send("POST", "/v1/schema/Multi/tenants", [{ name: "acme" }, { name: "globex" }])
+    await send("POST", "/v1/batch/objects", {
+      objects: Array.from({ length: 40 }, (_, i) => ({ ...sampleRow(i + 1), class: "Multi", tenant: "acme" }))
+    })
+    // Without its tenant the export is refused before any row: no file is left, not even a .partial.
+    const refused = await cli(["export", "w", "Multi", "--output", file("none.jsonl")])
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("Multi is multi-tenant; pass tenant")
+    expect(NodeFs.readdirSync(dir).filter((n) => n.includes("none.jsonl"))).toEqual([])
+    const out = file("acme.jsonl")
+    const r = await cli(["export", "w", "Multi", "--tenant", "acme", "--output", out, "--include-vector", "--progress", "--page-size", "15"])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.stderr).toMatch(/^export: 40\/40 rows, 100%, \d+ rows\/s, 0:\d\d elapsed$/m)
+    const imported = await cli(["import", "w", "Multi", out, "--tenant", "globex", "--progress"])
+    expect(imported.code, imported.stderr).toBe(0)
+    expect(imported.stderr).toMatch(/^import: 40 rows, 100%, \d+ rows\/s/m)
+    expect(await count("Multi", "globex")).toBe(40)
+    const copy = await exportAll("Multi", file("globex.jsonl"), ["--tenant", "globex"])
+    expect(byUuid(copy)).toEqual(byUuid(jsonl(out)))
+  })
+
+  it("a reader that goes away (| head) ends the export with one line and the cursor, no stack trace", async () => {
+    const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "w", "Item", "--page-size", "100", "--home", home], { stdio: "pipe" })
+    let stderr = ""
+    child.stderr.on("data", (d) => (stderr += d))
+    child.stdout.once("data", () => child.stdout.destroy())
+    const code = await new Promise<number | null>((resolve) => child.once("exit", (c) => resolve(c)))
+    expect(code, stderr).toBe(1)
+    expect(stderr).toMatch(/^export stopped after \d+ rows; continue with --resume [0-9a-f-]{36}$/m)
+    expect(stderr).toMatch(/^Cannot write stdout: write EPIPE$/m)
+    expect(stderr).not.toContain("node:events")
+  })
+
+  it("usage errors exit 2 with one line", async () => {
+    const r = await cli(["export", "w", "Item", "--resume", "nope"])
+    expect(r.code).toBe(2)
+    expect(r.stderr.trim()).toBe("--resume must be a cursor (a uuid), got 'nope'")
+  })
+})
