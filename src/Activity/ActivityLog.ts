@@ -101,13 +101,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
       // One writer at a time: the writer fiber, the final drain and retention share the chain.
       const lock = yield* Effect.makeSemaphore(1)
 
-      // The held descriptor, opened on the first batch and again after the file was replaced.
-      let handle: NodeFs.FileHandle | undefined
-      const closeHandle = () => {
-        const held = handle
-        handle = undefined
-        return held === undefined ? Effect.void : Effect.promise(() => held.close().catch(() => undefined))
-      }
+      const file = heldFile(path)
 
       const existing = yield* readIfExists(path)
       // The head (last hash, line count) beside the log, recorded after each batch and each retention: ActivityHead.ts.
@@ -129,10 +123,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
             text += line.text + "\n"
             next = line.hash
           }
-          yield* Effect.tryPromise(async () => {
-            handle ??= await NodeFs.open(path, "a", 0o600)
-            await appendAll(handle, text)
-          }).pipe(
+          yield* Effect.tryPromise(() => file.append(text)).pipe(
             Effect.tap(() =>
               Effect.sync(() => {
                 prev = next
@@ -140,7 +131,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
               })
             ),
             Effect.tap(() => head.appended(text, next)),
-            Effect.catchAll((error) => Effect.zipRight(Effect.logError("cannot write activity.log", String(error.error)), closeHandle()))
+            Effect.catchAll((error) => Effect.zipRight(Effect.logError("cannot write activity.log", String(error.error)), file.close))
           )
           written += calls.length
           for (let i = waiters.length - 1; i >= 0; i--) {
@@ -169,21 +160,13 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
           Effect.zipRight(head.rewritten(result.text)),
           Effect.catchAll((error) => Effect.logError("cannot prune activity.log", String(error.error)))
         )
-        yield* closeHandle()
+        yield* file.close
         if (result.nothingKept) prev = result.anchorHash
         yield* Effect.logInfo("activity log pruned").pipe(Effect.annotateLogs({ removed: result.droppedCalls }))
         return result.droppedCalls
       }).pipe(lock.withPermits(1), Effect.uninterruptible)
 
-      /** Another process rotated, replaced or removed the log: the next batch opens the file at its path. */
-      const reopenIfReplaced = Effect.suspend(() => {
-        const held = handle
-        if (held === undefined) return Effect.void
-        return Effect.promise(async () => {
-          const [open, named] = await Promise.all([held.stat(), NodeFs.stat(path).catch(() => undefined)])
-          return named === undefined || named.ino !== open.ino || named.dev !== open.dev
-        }).pipe(Effect.flatMap((replaced) => (replaced ? closeHandle() : Effect.void)))
-      }).pipe(lock.withPermits(1), Effect.uninterruptible)
+      const reopenIfReplaced = file.reopenIfReplaced.pipe(lock.withPermits(1), Effect.uninterruptible)
 
       yield* prune
       yield* FileWatch.follow(home.dir, NodePath.basename(path), { pollInterval: REPLACED_POLL, events: "rename" }, reopenIfReplaced)
@@ -197,7 +180,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
           yield* Fiber.interrupt(writer)
           yield* append(takePending())
           yield* head.flush
-          yield* closeHandle()
+          yield* file.close
           for (const waiter of waiters.splice(0)) waiter.done()
         })
       )
@@ -235,6 +218,35 @@ const readIfExists = (path: string) =>
 
 /** How often the log's identity is checked without a file event (rotation by another process). */
 const REPLACED_POLL = Duration.seconds(5)
+
+/**
+ * The log's descriptor, held: opened on the first append and again after the file was replaced
+ * (`reopenIfReplaced`: another process rotated, replaced or removed it, so the next append opens the
+ * file at its path).
+ */
+const heldFile = (path: string) => {
+  let handle: NodeFs.FileHandle | undefined
+  const close = Effect.suspend(() => {
+    const held = handle
+    handle = undefined
+    return held === undefined ? Effect.void : Effect.promise(() => held.close().catch(() => undefined))
+  })
+  return {
+    append: async (text: string) => {
+      handle ??= await NodeFs.open(path, "a", 0o600)
+      await appendAll(handle, text)
+    },
+    close,
+    reopenIfReplaced: Effect.suspend(() => {
+      const held = handle
+      if (held === undefined) return Effect.void
+      return Effect.promise(async () => {
+        const [open, named] = await Promise.all([held.stat(), NodeFs.stat(path).catch(() => undefined)])
+        return named === undefined || named.ino !== open.ino || named.dev !== open.dev
+      }).pipe(Effect.flatMap((replaced) => (replaced ? close : Effect.void)))
+    })
+  }
+}
 
 /** Appends whole lines with one write on the `O_APPEND` descriptor (mode 0600: the log names clients and principals). */
 const appendAll = async (handle: NodeFs.FileHandle, text: string) => {

@@ -17,8 +17,11 @@ import * as NodeFs from "node:fs"
 export interface Options {
   /** `false` turns the directory watch off (the poll alone follows the file). Default on. */
   readonly fsEvents?: boolean | undefined
-  /** How often the file is looked at without an event (default 500 ms). */
-  readonly pollInterval?: Duration.DurationInput | undefined
+  /**
+   * How often the file is looked at without an event (default 500 ms); `"none"` for a follower that
+   * checks the file itself when it is used (see `ConnectionStore`).
+   */
+  readonly pollInterval?: Duration.DurationInput | "none" | undefined
   /**
    * `"rename"`: wake only when the name is created, replaced or removed, not when the file's content
    * changes (a file the follower itself appends to). Default: every event.
@@ -60,10 +63,7 @@ export const follow = (
       }),
       (watcher) => Effect.sync(() => watcher?.close())
     )
-    const interval = Duration.decode(options.pollInterval ?? DEFAULT_POLL)
-    yield* Effect.raceFirst(Queue.take(wake), Effect.sleep(interval)).pipe(
-      Effect.zipRight(onWake),
-      Effect.forever,
-      Effect.forkScoped
-    )
+    const poll = options.pollInterval
+    const woken = poll === "none" ? Queue.take(wake) : Effect.raceFirst(Queue.take(wake), Effect.sleep(Duration.decode(poll ?? DEFAULT_POLL)))
+    yield* woken.pipe(Effect.zipRight(onWake), Effect.forever, Effect.forkScoped)
   })

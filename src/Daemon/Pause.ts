@@ -7,7 +7,6 @@
  *
  * @since 0.1.0
  */
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodePath from "node:path"
@@ -43,7 +42,7 @@ export const setPaused = Effect.fn("Pause.setPaused")(function*(paused: boolean)
  *
  * @category layers
  */
-export const layer = (options: { readonly pollInterval?: Duration.DurationInput } = {}): Layer.Layer<PauseSwitch, never, Home | InFlight> =>
+export const layer = (options: FileWatch.Options = {}): Layer.Layer<PauseSwitch, never, Home | InFlight> =>
   Layer.scoped(
     PauseSwitch,
     Effect.gen(function*() {

@@ -5,10 +5,11 @@
  *
  * How fresh the list is, two ways:
  * - `layer` (the CLI, short-lived): a stat before each read, so it always sees the file as it is.
- * - `layerFollowed` (the daemon): the file is followed (`FileWatch`: a directory watch plus a
- *   500 ms poll), so a request costs no system call; a change by another process is seen within a
- *   second, usually within milliseconds. A connection not found is looked for once more in the
- *   file as it is now, so a connection the CLI has just added is found by the very next call.
+ * - `layerFollowed` (the daemon): a directory watch (`FileWatch`) expires the list when the file
+ *   changes, and without an event the file is looked at (one stat) by the first use after a second:
+ *   a request costs no system call, and a change by another process is seen within a second, usually
+ *   within milliseconds. A connection not found is looked for once more in the file as it is now, so
+ *   a connection the CLI has just added is found by the very next call.
  *
  * @since 0.1.0
  */
@@ -59,11 +60,12 @@ export type ConnectionPatch = { readonly [K in keyof typeof ConnectionInput.Enco
 
 /**
  * `read` of a file, kept until its signature changes (an atomic rewrite changes its inode; an edit in
- * place its size or times). `current` reads it as it is now (one stat); `kept` trusts the signature
- * last seen (none), for callers that learn of changes otherwise (`recheck`, from a watch).
+ * place its size or times). `current` reads it as it is now (one stat); `fresh` trusts the value
+ * for `maxAgeMs` after a look at the file, unless `expire` said the file changed (a watch event).
  */
 const cachedBySignature = <A, E>(path: string, read: Effect.Effect<A, E>) => {
   let cached: { readonly signature: string; readonly value: A } | undefined
+  let checkedAt = Number.NEGATIVE_INFINITY
   const current: Effect.Effect<A, E> = Effect.suspend(() => {
     const now = signature(path)
     if (cached !== undefined && cached.signature === now) return Effect.succeed(cached.value)
@@ -71,13 +73,22 @@ const cachedBySignature = <A, E>(path: string, read: Effect.Effect<A, E>) => {
   })
   return {
     current,
-    kept: Effect.suspend(() => cached === undefined ? current : Effect.succeed(cached.value)),
-    /** Re-reads when the file changed since it was last read. */
-    recheck: Effect.asVoid(Effect.ignore(current)),
+    fresh: (maxAgeMs: number): Effect.Effect<A, E> =>
+      Effect.clockWith((clock) => {
+        const now = clock.unsafeCurrentTimeMillis()
+        if (cached !== undefined && now - checkedAt < maxAgeMs) return Effect.succeed(cached.value)
+        checkedAt = now
+        return current
+      }),
+    /** The file changed (or may have): the next use looks at it. */
+    expire: () => void (checkedAt = Number.NEGATIVE_INFINITY),
     /** Forgets the value (after a save through this service). */
     forget: () => void (cached = undefined)
   }
 }
+
+/** How long the followed list is trusted without a file event: changes by others show within a second. */
+const FOLLOWED_MAX_AGE_MS = 1_000
 
 /**
  * @category services
@@ -123,8 +134,12 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
         ))
 
     const cache = cachedBySignature(path, read)
-    if (follow !== undefined) yield* FileWatch.follow(home.dir, NodePath.basename(path), follow, cache.recheck)
-    const list = follow === undefined ? cache.current : cache.kept
+    // Followed: a watch event expires the list at once; without one (a filesystem without events) the
+    // file is looked at by the first use after a second, never per call and with no fiber polling.
+    if (follow !== undefined) {
+      yield* FileWatch.follow(home.dir, NodePath.basename(path), { ...follow, pollInterval: "none" }, Effect.sync(cache.expire))
+    }
+    const list = follow === undefined ? cache.current : cache.fresh(FOLLOWED_MAX_AGE_MS)
 
     const save = (connections: ReadonlyArray<Connection>) =>
       encodeFile({ version: 1, connections }).pipe(

@@ -208,87 +208,7 @@ export const make = (
     const request = (req: Request): Effect.Effect<Response, AuthenticationFailed | ConnectionFailed> =>
       Effect.flatMap(FiberRef.get(Tracing.currentTraceState), (traceState) => send(req, traceState))
 
-    /**
-     * One exchange with undici directly: the request and its body are sent as they are, the answer
-     * read whole. Interruption aborts it (the signal of `Effect.async`). (@effect/platform's
-     * HttpClient around the same agent cost 4x the CPU per request: request objects copied per
-     * setter, a span and header attributes per request, a finalization registry per response.)
-     */
-    const exchange = (req: Request, headers: Record<string, string>, body: string | undefined) =>
-      Effect.async<Response, ConnectionFailed>((resume, signal) => {
-        let status: number | undefined
-        agent.request({ origin: baseUrl, path: pathWithQuery(req), method: req.method, headers, body: body ?? null, signal })
-          .then((answer) => {
-            status = answer.statusCode
-            const contentType = answer.headers["content-type"]
-            return answer.body.text().then((raw) => {
-              // Servers may echo a rejected key: it never leaves this module.
-              const text = scrub(raw)
-              resume(Effect.succeed({
-                status: answer.statusCode,
-                contentType: Array.isArray(contentType) ? contentType.join(", ") : contentType,
-                text,
-                json: parseJson(text)
-              }))
-            })
-          })
-          .catch((cause: unknown) => {
-            if (!signal.aborted) resume(Effect.fail(transportFailure(connection, { cause, status }, scrub)))
-          })
-      })
-
-    /**
-     * `tracestate` is the client's, passed on. When the call is traced (an exporter, or a client
-     * that sent `traceparent`), the request is a client span whose id goes out in `traceparent` (and
-     * `b3`), as `http.client <METHOD>` with the HTTP semantic-convention attributes.
-     */
-    const send = (req: Request, traceState: string | undefined): Effect.Effect<Response, AuthenticationFailed | ConnectionFailed> => {
-      const headers: Record<string, string> = { accept: "application/json" }
-      if (secret !== undefined) headers.authorization = `Bearer ${secret}`
-      if (traceState !== undefined) headers.tracestate = traceState
-      const body = req.body === undefined ? undefined : "json" in req.body ? JSON.stringify(req.body.json) : req.body.text
-      if (body !== undefined) headers["content-type"] = "application/json"
-      const traced = Effect.withFiberRuntime<Response, ConnectionFailed>((fiber) =>
-        Tracing.isTraced(fiber)
-          ? Effect.useSpan(`http.client ${req.method}`, { kind: "client", captureStackTrace: false }, (span) => {
-            const url = new URL(pathWithQuery(req), baseUrl)
-            span.attribute("http.request.method", req.method)
-            span.attribute("server.address", url.origin)
-            if (url.port !== "") span.attribute("server.port", Number(url.port))
-            span.attribute("url.full", url.toString())
-            span.attribute("url.path", url.pathname)
-            span.attribute("url.scheme", url.protocol.slice(0, -1))
-            for (const name in headers) {
-              span.attribute(`http.request.header.${name}`, name === "authorization" ? "<redacted>" : headers[name]!)
-            }
-            headers.traceparent = `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
-            headers.b3 = `${span.traceId}-${span.spanId}-${span.sampled ? "1" : "0"}${span.parent._tag === "Some" ? `-${span.parent.value.spanId}` : ""}`
-            return Effect.tap(exchange(req, headers, body), (response) =>
-              Effect.sync(() => {
-                span.attribute("http.response.status_code", response.status)
-                if (response.contentType !== undefined) span.attribute("http.response.header.content-type", response.contentType)
-              }))
-          })
-          : exchange(req, headers, body)
-      )
-      const timeoutMs = defaultTimeout(req, timeouts)
-      return (timeoutMs > 0
-        ? Effect.timeoutFail(traced, {
-          duration: timeoutMs,
-          onTimeout: () =>
-            new ConnectionFailed({
-              reason: `${connection.host}:${connection.port} did not answer ${req.method} ${req.path} within ${timeoutMs / 1000} s (time-out)`,
-              code: TIMEOUT_CODE
-            })
-        })
-        : traced).pipe(
-        Effect.flatMap((response) =>
-          response.status === 401 || response.status === 403
-            ? Effect.fail(authFailure(connection, response, scrub))
-            : Effect.succeed(response)
-        )
-      )
-    }
+    const send = makeSend({ agent, baseUrl, connection, secret, scrub, timeouts })
 
     const requestOk = (req: Request): Effect.Effect<Response, RequestError> =>
       Effect.flatMap(request(req), (response) =>
@@ -320,6 +240,102 @@ export const make = (
 
     return { connection, baseUrl, request, requestOk, graphql, scrub }
   })
+
+/** What sending a request needs from its connection. */
+interface SendContext {
+  readonly agent: Agent
+  readonly baseUrl: string
+  readonly connection: Connection
+  readonly secret: string | undefined
+  readonly scrub: (text: string) => string
+  readonly timeouts: Timeouts["Type"]
+}
+
+/** Sending one request of a connection: the exchange, its span when traced, its time-out, auth failures. */
+const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts }: SendContext) => {
+  /**
+   * One exchange with undici directly: the request and its body are sent as they are, the answer
+   * read whole. Interruption aborts it (the signal of `Effect.async`). (@effect/platform's
+   * HttpClient around the same agent cost 4x the CPU per request: request objects copied per
+   * setter, a span and header attributes per request, a finalization registry per response.)
+   */
+  const exchange = (req: Request, headers: Record<string, string>, body: string | undefined) =>
+    Effect.async<Response, ConnectionFailed>((resume, signal) => {
+      let status: number | undefined
+      agent.request({ origin: baseUrl, path: pathWithQuery(req), method: req.method, headers, body: body ?? null, signal })
+        .then((answer) => {
+          status = answer.statusCode
+          const contentType = answer.headers["content-type"]
+          return answer.body.text().then((raw) => {
+            // Servers may echo a rejected key: it never leaves this module.
+            const text = scrub(raw)
+            resume(Effect.succeed({
+              status: answer.statusCode,
+              contentType: Array.isArray(contentType) ? contentType.join(", ") : contentType,
+              text,
+              json: parseJson(text)
+            }))
+          })
+        })
+        .catch((cause: unknown) => {
+          if (!signal.aborted) resume(Effect.fail(transportFailure(connection, { cause, status }, scrub)))
+        })
+    })
+
+  /**
+   * `tracestate` is the client's, passed on. When the call is traced (an exporter, or a client
+   * that sent `traceparent`), the request is a client span whose id goes out in `traceparent` (and
+   * `b3`), as `http.client <METHOD>` with the HTTP semantic-convention attributes.
+   */
+  const send = (req: Request, traceState: string | undefined): Effect.Effect<Response, AuthenticationFailed | ConnectionFailed> => {
+    const headers: Record<string, string> = { accept: "application/json" }
+    if (secret !== undefined) headers.authorization = `Bearer ${secret}`
+    if (traceState !== undefined) headers.tracestate = traceState
+    const body = req.body === undefined ? undefined : "json" in req.body ? JSON.stringify(req.body.json) : req.body.text
+    if (body !== undefined) headers["content-type"] = "application/json"
+    const traced = Effect.withFiberRuntime<Response, ConnectionFailed>((fiber) =>
+      Tracing.isTraced(fiber)
+        ? Effect.useSpan(`http.client ${req.method}`, { kind: "client", captureStackTrace: false }, (span) => {
+          const url = new URL(pathWithQuery(req), baseUrl)
+          span.attribute("http.request.method", req.method)
+          span.attribute("server.address", url.origin)
+          if (url.port !== "") span.attribute("server.port", Number(url.port))
+          span.attribute("url.full", url.toString())
+          span.attribute("url.path", url.pathname)
+          span.attribute("url.scheme", url.protocol.slice(0, -1))
+          for (const name in headers) {
+            span.attribute(`http.request.header.${name}`, name === "authorization" ? "<redacted>" : headers[name]!)
+          }
+          headers.traceparent = `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
+          headers.b3 = `${span.traceId}-${span.spanId}-${span.sampled ? "1" : "0"}${span.parent._tag === "Some" ? `-${span.parent.value.spanId}` : ""}`
+          return Effect.tap(exchange(req, headers, body), (response) =>
+            Effect.sync(() => {
+              span.attribute("http.response.status_code", response.status)
+              if (response.contentType !== undefined) span.attribute("http.response.header.content-type", response.contentType)
+            }))
+        })
+        : exchange(req, headers, body)
+    )
+    const timeoutMs = defaultTimeout(req, timeouts)
+    return (timeoutMs > 0
+      ? Effect.timeoutFail(traced, {
+        duration: timeoutMs,
+        onTimeout: () =>
+          new ConnectionFailed({
+            reason: `${connection.host}:${connection.port} did not answer ${req.method} ${req.path} within ${timeoutMs / 1000} s (time-out)`,
+            code: TIMEOUT_CODE
+          })
+      })
+      : traced).pipe(
+      Effect.flatMap((response) =>
+        response.status === 401 || response.status === 403
+          ? Effect.fail(authFailure(connection, response, scrub))
+          : Effect.succeed(response)
+      )
+    )
+  }
+  return send
+}
 
 // ===== Error mapping =====
 

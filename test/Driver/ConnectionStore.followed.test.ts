@@ -32,11 +32,11 @@ const settle = (check: Effect.Effect<boolean, unknown>) =>
     return false
   })
 
-// No file events and an hour between polls: only the poll on the TestClock can show a change.
-const followed = ConnectionStore.layerFollowed({ fsEvents: false, pollInterval: "1 hour" }).pipe(Layer.provideMerge(TestHome.layer))
+// No file events: only the look at the file a second after the last one (on the TestClock) can show a change.
+const followed = ConnectionStore.layerFollowed({ fsEvents: false }).pipe(Layer.provideMerge(TestHome.layer))
 
 describe("ConnectionStore.layerFollowed", () => {
-  it.scoped("a request reads the list it has: a change by another process is not looked for per call", () =>
+  it.scoped("a request reads the list it has: a change by another process is looked for at most once a second, not per call", () =>
     Effect.gen(function*() {
       const store = yield* ConnectionStore
       const file = (yield* Home).path("connections")
@@ -45,8 +45,10 @@ describe("ConnectionStore.layerFollowed", () => {
       renameOutside(file, "before", "after")
       // Were the file stat'ed per call, this would already be "after".
       assert.deepStrictEqual((yield* store.list).map((c) => c.name), ["before"])
-      yield* TestClock.adjust("1 hour")
-      assert.isTrue(yield* settle(Effect.map(store.list, (list) => list[0]?.name === "after")), "the poll saw the change")
+      yield* TestClock.adjust("999 millis")
+      assert.deepStrictEqual((yield* store.list).map((c) => c.name), ["before"], "trusted for a second")
+      yield* TestClock.adjust("1 milli")
+      assert.isTrue(yield* settle(Effect.map(store.list, (list) => list[0]?.name === "after")), "seen once the second has passed")
     }).pipe(Effect.provide(followed)))
 
   it.scoped("a connection another process has just added is found by the very next call (a miss looks at the file)", () =>
