@@ -7,19 +7,28 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs/promises"
-import { HandshakeFile, isPidAlive, PROTOCOL_VERSION } from "../Daemon/Handshake.ts"
+import { decode as decodeFile, type HandshakeData, isPidAlive, PROTOCOL_VERSION } from "../Daemon/HandshakeWire.ts"
 
-/** Why the bridge cannot use the daemon. `notRunning` means starting the daemon would help. @category errors */
-export class BridgeRefused extends Schema.TaggedError<BridgeRefused>()("BridgeRefused", {
-  message: Schema.String,
-  notRunning: Schema.Boolean
-}) {}
+/**
+ * Why the bridge cannot use the daemon. `notRunning` means starting the daemon would help. A plain
+ * `Error` with a `_tag` (the CLI reports it like any tagged failure): the bridge loads no Effect.
+ *
+ * @category errors
+ */
+export class BridgeRefused extends Error {
+  readonly _tag = "BridgeRefused" as const
+  readonly notRunning: boolean
+  constructor(fields: { readonly message: string; readonly notRunning: boolean }) {
+    super(fields.message)
+    this.name = "BridgeRefused"
+    this.notRunning = fields.notRunning
+  }
+}
 
 /** The daemon as the bridge knows it: a trusted handshake and its discovery result. @category models */
 export interface Daemon {
-  readonly file: HandshakeFile
+  readonly file: HandshakeData
   readonly mtimeMs: number
   readonly discovery: Discovery
 }
@@ -31,8 +40,6 @@ export interface Discovery {
   readonly instructions: string
   readonly serverInfo: { readonly name: string; readonly version: string; readonly [key: string]: unknown }
 }
-
-const decodeFile = Schema.decodeUnknownEither(HandshakeFile)
 
 /** The header value as the endpoint expects it: printable ASCII as is, else `=?base64?…?=`. @category encoding */
 export const headerValue = (value: string): string =>
@@ -181,9 +188,8 @@ export const locate = async (path: string): Promise<Daemon> => {
   } catch (error) {
     throw refuse(`${path} is not valid JSON: ${(error as Error).message}`)
   }
-  const decoded = decodeFile(json)
-  if (decoded._tag === "Left") throw refuse(`${path} is not a handshake file`)
-  const file = decoded.right
+  const file = decodeFile(json)
+  if (file === undefined) throw refuse(`${path} is not a handshake file`)
   if (!isPidAlive(file.pid)) throw refuse(`the daemon is not running (pid ${file.pid} of ${path} is gone)`, true)
   let discovery: Awaited<ReturnType<typeof discover>>
   try {
