@@ -8,6 +8,9 @@
  * - `spawn_to_tools_list_p50`: the same start, then `tools/list`, to its answer.
  * - `spawn_to_initialize_p50_cli_bundle`: the start the bridge had before its own entry, still what
  *   `bridge --start=false` runs (the full CLI), for the before/after comparison.
+ * - `spawn_to_initialize_cpu_p50` (and `…_cli_bundle`): the CPU time (user + system, every thread,
+ *   from /proc) the bridge used up to the `initialize` answer, against what bare `node -e` uses:
+ *   the wall-clock figures follow the machine's load, these do not.
  * - `tools_list_p50`: one `tools/list` at a time through one bridge (stdin → answer on stdout), against
  *   the same request (the body the bridge sends) POSTed over HTTP to the daemon with keep-alive
  *   (`daemon-http`), `REQUESTS` each, interleaved in blocks. Target: ≤ 2 ms more at p50.
@@ -32,6 +35,13 @@ const BIN = NodePath.resolve(import.meta.dirname, "..", "bin", "weaviate-mcp.js"
 const BRIDGE = NodePath.resolve(import.meta.dirname, "..", "dist", "bridge.mjs")
 
 const median = (values: ReadonlyArray<number>) => percentile(values, 50)
+const TICK_MS = 1000 / Number(NodeChildProcess.execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim())
+
+/** CPU time (user + system, every thread) a process has used so far, from /proc/PID/stat. */
+const cpuMs = (pid: number | "self") => {
+  const fields = NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS
+}
 const round = (n: number) => Math.round(n * 1000) / 1000
 
 /** Bounds every wait of the benchmark. */
@@ -108,11 +118,12 @@ const oneStart = async (home: string, args: ReadonlyArray<string>) => {
   const bridge = spawnBridge(["--home", home, ...args])
   await bridge.request(1, "initialize", initializeParams)
   const initialize = performance.now() - t0
+  const initializeCpu = cpuMs(bridge.child.pid!)
   bridge.send({ jsonrpc: "2.0", method: "notifications/initialized" })
   await bridge.request(2, "tools/list", {})
   const toolsList = performance.now() - t0
   await bridge.close()
-  return { initialize, toolsList }
+  return { initialize, toolsList, initializeCpu }
 }
 
 /** Bare node: spawn to exit of `node -e ''`, on the same core as the bridge. */
@@ -122,6 +133,17 @@ const bareNode = async () => {
   const child = NodeChildProcess.spawn(command, argv, { stdio: "ignore" })
   await within(10_000, "node -e ''", exited(child))
   return performance.now() - t0
+}
+
+/** The CPU time of a bare node start: `node -e` reading its own /proc entry as its last act. */
+const bareNodeCpu = async () => {
+  const script = `const f=require("fs").readFileSync("/proc/self/stat","utf8").split(") ")[1].split(" ");process.stdout.write(String(+f[11] + +f[12]))`
+  const [command, argv] = Cores.onLoadCore(process.execPath, ["-e", script])
+  const child = NodeChildProcess.spawn(command, argv, { stdio: ["ignore", "pipe", "ignore"] })
+  let out = ""
+  child.stdout!.on("data", (d: Buffer) => (out += d))
+  await within(10_000, "node -e", exited(child))
+  return Number(out) * TICK_MS
 }
 
 /** `tools/list` latencies through one bridge and over HTTP, interleaved in blocks of `BLOCK`. */
@@ -156,6 +178,7 @@ const perRequest = async (home: string, port: number, token: string) => {
     await bridge.request(++id, "tools/list", {})
     await overHttp(++id)
   }
+  const bridgeCpu0 = cpuMs(bridge.child.pid!)
   while (viaBridge.length < REQUESTS) {
     for (let i = 0; i < BLOCK; i++) {
       const t0 = performance.now()
@@ -168,8 +191,9 @@ const perRequest = async (home: string, port: number, token: string) => {
       viaHttp.push(performance.now() - t0)
     }
   }
+  const bridgeCpuPerRequest = (cpuMs(bridge.child.pid!) - bridgeCpu0) / viaBridge.length
   await bridge.close()
-  return { viaBridge, viaHttp }
+  return { viaBridge, viaHttp, bridgeCpuPerRequest }
 }
 
 const main = async () => {
@@ -182,14 +206,21 @@ const main = async () => {
     const initialize: Array<number> = []
     const toolsList: Array<number> = []
     const cliInitialize: Array<number> = []
+    const bareCpu: Array<number> = []
+    const initializeCpu: Array<number> = []
+    const cliInitializeCpu: Array<number> = []
     // Interleaved, so that a change of the machine's load touches every series alike.
     await oneStart(home, [])
     for (let i = 0; i < RUNS; i++) {
       bare.push(await bareNode())
+      bareCpu.push(await bareNodeCpu())
       const start = await oneStart(home, [])
       initialize.push(start.initialize)
+      initializeCpu.push(start.initializeCpu)
       toolsList.push(start.toolsList)
-      cliInitialize.push((await oneStart(home, ["--start=false"])).initialize)
+      const cli = await oneStart(home, ["--start=false"])
+      cliInitialize.push(cli.initialize)
+      cliInitializeCpu.push(cli.initializeCpu)
     }
     const list = (values: ReadonlyArray<number>) => values.map((n) => n.toFixed(0)).join(", ")
     const ratio = (a: number, b: number) => (a / b).toFixed(2)
@@ -197,13 +228,19 @@ const main = async () => {
     console.log(`spawn → initialize: median ${median(initialize).toFixed(0)} ms (${list(initialize)}), ${ratio(median(initialize), median(bare))}× bare node (target ≤ 1.5×)`)
     console.log(`spawn → tools/list: median ${median(toolsList).toFixed(0)} ms (${list(toolsList)}), ${ratio(median(toolsList), median(bare))}× bare node`)
     console.log(`spawn → initialize through the full CLI (bridge --start=false, the start before dist/bridge.mjs): median ${median(cliInitialize).toFixed(0)} ms (${list(cliInitialize)}), ${ratio(median(cliInitialize), median(bare))}× bare node`)
-    const { viaBridge, viaHttp } = await perRequest(home, daemon.port, daemon.token)
+    console.log(
+      `CPU time of a start (user + system, all threads; ticks of ${TICK_MS} ms, so robust to a loaded machine): bare node ${median(bareCpu).toFixed(0)} ms, ` +
+        `the bridge up to initialize answered ${median(initializeCpu).toFixed(0)} ms (${ratio(median(initializeCpu), median(bareCpu))}×), ` +
+        `the full CLI ${median(cliInitializeCpu).toFixed(0)} ms (${ratio(median(cliInitializeCpu), median(bareCpu))}×)`
+    )
+    const { viaBridge, viaHttp, bridgeCpuPerRequest } = await perRequest(home, daemon.port, daemon.token)
     const p50Bridge = median(viaBridge)
     const p50Http = median(viaHttp)
     console.log(
       `tools/list p50: through the bridge ${p50Bridge.toFixed(3)} ms, over HTTP ${p50Http.toFixed(3)} ms: ` +
         `+${(p50Bridge - p50Http).toFixed(3)} ms (target ≤ 2 ms), ${ratio(p50Bridge, p50Http)}×; p99 ${percentile(viaBridge, 99).toFixed(3)} vs ${percentile(viaHttp, 99).toFixed(3)} ms`
     )
+    console.log(`the bridge's CPU time per tools/list: ${bridgeCpuPerRequest.toFixed(3)} ms`)
     const row = (metric: string, unit: string, ours: number, baseline: number, baselineName: Row["baselineName"]): Row => ({
       scenario: "bridge",
       metric,
@@ -217,6 +254,8 @@ const main = async () => {
       row("spawn_to_initialize_p50", "ms", median(initialize), median(bare), "node-start"),
       row("spawn_to_tools_list_p50", "ms", median(toolsList), median(bare), "node-start"),
       row("spawn_to_initialize_p50_cli_bundle", "ms", median(cliInitialize), median(bare), "node-start"),
+      row("spawn_to_initialize_cpu_p50", "ms", median(initializeCpu), median(bareCpu), "node-start"),
+      row("spawn_to_initialize_cpu_p50_cli_bundle", "ms", median(cliInitializeCpu), median(bareCpu), "node-start"),
       row("tools_list_p50", "ms", p50Bridge, p50Http, "daemon-http")
     ])
   } finally {

@@ -10,7 +10,6 @@
  *
  * @since 0.1.0
  */
-import * as NodeChild from "node:child_process"
 import * as NodePath from "node:path"
 import { FileNames, resolveDir } from "../Base/HomeDir.ts"
 import * as Redaction from "../Base/Redaction.ts"
@@ -26,10 +25,14 @@ export const log = (line: string) => {
   process.stderr.write(line + "\n")
 }
 
-/** Starts `weaviate-mcp serve --home DIR` detached from the bridge, so it outlives the client. */
-const startDaemon = (home: string) => {
+/**
+ * Starts `weaviate-mcp serve --home DIR` detached from the bridge, so it outlives the client.
+ * node:child_process is loaded only here (`--start` with no daemon running).
+ */
+const startDaemon = async (home: string) => {
   const script = process.argv[1]
   if (script === undefined) throw new DaemonLink.BridgeRefused({ message: "cannot find the weaviate-mcp program to start", notRunning: true })
+  const NodeChild = await import("node:child_process")
   const child = NodeChild.spawn(process.execPath, [script, "serve", "--home", home], { detached: true, stdio: "ignore" })
   child.unref()
   log(`weaviate-mcp bridge: started the daemon (pid ${child.pid ?? "?"}) for ${home}`)
@@ -71,7 +74,7 @@ export const findDaemon = async (home: string, start: boolean): Promise<DaemonLi
         notRunning: true
       })
     }
-    startDaemon(home)
+    await startDaemon(home)
     return await waitForDaemon(path)
   }
 }
