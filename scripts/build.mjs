@@ -1,4 +1,5 @@
-// Bundles the command line, dependencies included, into dist/weaviate-mcp.mjs. Starting it takes a
+// Bundles the command line, dependencies included, into dist/weaviate-mcp.mjs (and the stdio bridge's
+// own entry into dist/bridge.mjs). Starting it takes a
 // fraction of the time of transpiling the sources on every start, and bundling the dependencies lets
 // esbuild drop the parts of `effect` nobody uses (@effect/platform imports the whole barrel):
 // `--version` went from ~0.9 s (dependencies external) to ~0.3 s.
@@ -9,13 +10,45 @@ import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const outfile = fileURLToPath(new URL("../dist/weaviate-mcp.mjs", import.meta.url))
+const bridgeFile = fileURLToPath(new URL("../dist/bridge.mjs", import.meta.url))
+
+/** Writes a file of a build through a rename, so a process starting meanwhile reads a whole one. */
+const replace = (file) => {
+  mkdirSync(dirname(file.path), { recursive: true })
+  const temporary = `${file.path}.${process.pid}.tmp`
+  writeFileSync(temporary, file.contents)
+  renameSync(temporary, file.path)
+}
+
+/**
+ * The stdio bridge's own entry, dist/bridge.mjs, that bin/weaviate-mcp.js runs before the CLI: a
+ * build of its own (no chunk shared with the CLI), so starting the bridge parses ~20 KB instead of
+ * the 2 MB CLI. It must not pull Effect in (test/Bridge/BridgeEntry.test.ts; docs/bridge.md).
+ */
+const buildBridge = () =>
+  build({
+    absWorkingDir: root,
+    entryPoints: ["src/bridge.ts"],
+    outfile: bridgeFile,
+    write: false,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    sourcemap: false,
+    minifyWhitespace: process.env.WEAVIATE_MCP_BUILD_READABLE !== "1",
+    minifySyntax: process.env.WEAVIATE_MCP_BUILD_READABLE !== "1",
+    charset: "ascii",
+    legalComments: "external",
+    logLevel: "warning"
+  })
 
 /**
  * Builds in memory and replaces the bundle with a rename: a CLI started while another build runs
  * (a test's `npm start` beside the CLI tests) reads the old bundle or the new one, never half of one.
  */
 export const buildCli = async () => {
-  const result = await build({
+  const [bridge, result] = await Promise.all([buildBridge(), build({
     absWorkingDir: root,
     entryPoints: { "weaviate-mcp": "src/bin.ts" },
     outdir: dirname(outfile),
@@ -49,16 +82,12 @@ export const buildCli = async () => {
     // Licence comments go to dist/weaviate-mcp.mjs.LEGAL.txt (kept in the package, out of the source V8 holds).
     legalComments: "external",
     logLevel: "warning"
-  })
+  })])
+  for (const file of bridge.outputFiles) replace(file)
   // Chunks first (new names never replace a file a running CLI reads), the entry last; then the
   // chunks no build refers to any more are removed.
   const files = [...result.outputFiles].sort((a, b) => Number(a.path === outfile) - Number(b.path === outfile))
-  for (const file of files) {
-    mkdirSync(dirname(file.path), { recursive: true })
-    const temporary = `${file.path}.${process.pid}.tmp`
-    writeFileSync(temporary, file.contents)
-    renameSync(temporary, file.path)
-  }
+  for (const file of files) replace(file)
   const chunks = fileURLToPath(new URL("../dist/cli-chunks", import.meta.url))
   const written = new Set(files.map((file) => file.path))
   for (const name of existsSync(chunks) ? readdirSync(chunks) : []) {

@@ -5,40 +5,15 @@
  *
  * @since 0.1.0
  */
-import envPaths from "env-paths"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
+import { type FileName, FileNames, resolveDir } from "./HomeDir.ts"
 
-/** The file names the home holds (a contract: scripts rely on them). */
-export const FileNames = {
-  handshake: "mcp-handshake.json",
-  connections: "connections.json",
-  tokens: "tokens.json",
-  activity: "activity.log",
-  settings: "settings.json"
-} as const
-
-export type FileName = keyof typeof FileNames
-
-/**
- * Resolves the default home for a platform, without overrides.
- *
- * @category constructors
- */
-export const defaultHomeDir = (
-  platform: NodeJS.Platform = process.platform,
-  env: NodeJS.ProcessEnv = process.env
-): string => {
-  if (platform === "win32") {
-    const appData = env.APPDATA ?? NodePath.join(env.USERPROFILE ?? "", "AppData", "Roaming")
-    return NodePath.win32.join(appData, "weaviate-mcp")
-  }
-  return envPaths("weaviate-mcp", { suffix: "" }).data
-}
+export { defaultHomeDir, type FileName, FileNames } from "./HomeDir.ts"
 
 /**
  * Resolves the home: an explicit directory wins, then `WEAVIATE_MCP_HOME`, then the platform default.
@@ -46,9 +21,7 @@ export const defaultHomeDir = (
  * @category constructors
  */
 export const resolveHomeDir = (explicit: Option.Option<string>, env: NodeJS.ProcessEnv = process.env): string =>
-  NodePath.resolve(
-    Option.getOrElse(explicit, () => (env.WEAVIATE_MCP_HOME && env.WEAVIATE_MCP_HOME.length > 0 ? env.WEAVIATE_MCP_HOME : defaultHomeDir()))
-  )
+  resolveDir(Option.getOrUndefined(explicit), env)
 
 /**
  * The resolved support directory, created (mode 0700) when the layer is built.

@@ -20,7 +20,7 @@
  * @since 0.1.0
  */
 import * as NodeReadline from "node:readline"
-import { PROTOCOL_VERSION } from "../Daemon/Handshake.ts"
+import { PROTOCOL_VERSION } from "../Daemon/HandshakeWire.ts"
 import * as DaemonLink from "./DaemonLink.ts"
 
 /** The revisions the bridge speaks on stdio, newest first. @category constants */

@@ -7,19 +7,29 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs/promises"
-import { HandshakeFile, isPidAlive, PROTOCOL_VERSION } from "../Daemon/Handshake.ts"
+import * as NodeHttp from "node:http"
+import { decode as decodeFile, type HandshakeData, isPidAlive, PROTOCOL_VERSION } from "../Daemon/HandshakeWire.ts"
 
-/** Why the bridge cannot use the daemon. `notRunning` means starting the daemon would help. @category errors */
-export class BridgeRefused extends Schema.TaggedError<BridgeRefused>()("BridgeRefused", {
-  message: Schema.String,
-  notRunning: Schema.Boolean
-}) {}
+/**
+ * Why the bridge cannot use the daemon. `notRunning` means starting the daemon would help. A plain
+ * `Error` with a `_tag` (the CLI reports it like any tagged failure): the bridge loads no Effect.
+ *
+ * @category errors
+ */
+export class BridgeRefused extends Error {
+  readonly _tag = "BridgeRefused" as const
+  readonly notRunning: boolean
+  constructor(fields: { readonly message: string; readonly notRunning: boolean }) {
+    super(fields.message)
+    this.name = "BridgeRefused"
+    this.notRunning = fields.notRunning
+  }
+}
 
 /** The daemon as the bridge knows it: a trusted handshake and its discovery result. @category models */
 export interface Daemon {
-  readonly file: HandshakeFile
+  readonly file: HandshakeData
   readonly mtimeMs: number
   readonly discovery: Discovery
 }
@@ -31,8 +41,6 @@ export interface Discovery {
   readonly instructions: string
   readonly serverInfo: { readonly name: string; readonly version: string; readonly [key: string]: unknown }
 }
-
-const decodeFile = Schema.decodeUnknownEither(HandshakeFile)
 
 /** The header value as the endpoint expects it: printable ASCII as is, else `=?base64?…?=`. @category encoding */
 export const headerValue = (value: string): string =>
@@ -75,32 +83,28 @@ export const post = async (
     authorization: `Bearer ${token}`
   }
   if (name !== undefined) headers["mcp-name"] = headerValue(name)
-  let response: Response
+  let response: NodeHttp.IncomingMessage
   try {
-    response = await fetch(`http://127.0.0.1:${port}/mcp`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify(message),
-      ...(options.signal === undefined ? {} : { signal: options.signal })
-    })
+    response = await send(port, headers, JSON.stringify(message), options.signal)
   } catch (error) {
     if (options.signal?.aborted === true) throw error
-    const code = (error as { cause?: { code?: string } }).cause?.code
-    throw new Unreachable(code === "ECONNREFUSED", error)
+    throw new Unreachable((error as NodeJS.ErrnoException).code === "ECONNREFUSED", error)
   }
-  if (response.status === 202) {
-    await response.body?.cancel()
+  const status = response.statusCode ?? 0
+  if (status === 202) {
+    response.resume()
     return { status: 202, body: undefined }
   }
-  const type = response.headers.get("content-type") ?? ""
+  const type = response.headers["content-type"] ?? ""
   try {
+    response.setEncoding("utf8")
     if (!type.startsWith("text/event-stream")) {
-      const text = await response.text()
-      return { status: response.status, body: text.length === 0 ? undefined : JSON.parse(text) as Message }
+      let text = ""
+      for await (const chunk of response) text += chunk as string
+      return { status, body: text.length === 0 ? undefined : JSON.parse(text) as Message }
     }
     let final: Message | undefined
     let buffer = ""
-    const decoder = new TextDecoder()
     const onData = (chunk: string) => {
       buffer += chunk.replace(/\r\n/g, "\n")
       let end = buffer.indexOf("\n\n")
@@ -116,13 +120,35 @@ export const post = async (
         end = buffer.indexOf("\n\n")
       }
     }
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) onData(decoder.decode(chunk, { stream: true }))
-    return { status: response.status, body: final }
+    for await (const chunk of response) onData(chunk as string)
+    return { status, body: final }
   } catch (error) {
     if (options.signal?.aborted === true) throw error
     throw new Unreachable(false, error)
   }
 }
+
+/**
+ * One POST to the daemon's endpoint through node:http (keep-alive by its global agent): `fetch`
+ * would load undici at the bridge's first request, +50 ms of CPU at every start against +20 for
+ * node:http (measured; docs/bridge.md).
+ */
+const send = (port: number, headers: Record<string, string>, body: string, signal: AbortSignal | undefined) =>
+  new Promise<NodeHttp.IncomingMessage>((resolve, reject) => {
+    const request = NodeHttp.request(
+      {
+        host: "127.0.0.1",
+        port,
+        path: "/mcp",
+        method: "POST",
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) },
+        ...(signal === undefined ? {} : { signal })
+      },
+      resolve
+    )
+    request.on("error", reject)
+    request.end(body)
+  })
 
 /** `_meta` of a request the bridge makes on its own behalf. @category requests */
 export const bridgeMeta = (clientCapabilities: Record<string, unknown> = {}) => ({
@@ -181,9 +207,8 @@ export const locate = async (path: string): Promise<Daemon> => {
   } catch (error) {
     throw refuse(`${path} is not valid JSON: ${(error as Error).message}`)
   }
-  const decoded = decodeFile(json)
-  if (decoded._tag === "Left") throw refuse(`${path} is not a handshake file`)
-  const file = decoded.right
+  const file = decodeFile(json)
+  if (file === undefined) throw refuse(`${path} is not a handshake file`)
   if (!isPidAlive(file.pid)) throw refuse(`the daemon is not running (pid ${file.pid} of ${path} is gone)`, true)
   let discovery: Awaited<ReturnType<typeof discover>>
   try {

@@ -14,15 +14,15 @@ import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { Home } from "../Base/Home.ts"
 import * as SecretFile from "../Base/SecretFile.ts"
+import { isPidAlive } from "./HandshakeWire.ts"
 
-/** The modern protocol revision, named in the file. @category constants */
-export const PROTOCOL_VERSION = "2026-07-28"
+export { isPidAlive, PROTOCOL_VERSION } from "./HandshakeWire.ts"
 
 /** The lock file that guards a home while a daemon runs. @category constants */
 export const LOCK_FILE = "serve.lock"
 
 /**
- * The file's content.
+ * The file's content (`HandshakeWire.decode` checks the same shape without Effect, for the bridge).
  *
  * @category schemas
  */
@@ -50,21 +50,6 @@ export class AlreadyRunning extends Schema.TaggedError<AlreadyRunning>()("Alread
   override get message() {
     const where = this.port === undefined ? "" : ` on http://127.0.0.1:${this.port}/mcp`
     return `weaviate-mcp is already running for ${this.home} (pid ${this.pid}${where}); stop it first or use another --home`
-  }
-}
-
-/**
- * Whether a process with this pid exists (EPERM means it exists but belongs to someone else).
- *
- * @category utils
- */
-export const isPidAlive = (pid: number): boolean => {
-  if (!Number.isInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"
   }
 }
 
