@@ -62,7 +62,8 @@ export const serve = (args: ReadonlyArray<string>, options: { readonly env?: Nod
     // and the readable reporter prints them only if that test fails.
     child.stderr.on("data", (d) => {
       stderr += d
-      console.error(`[weaviate-mcp serve, pid ${child.pid}] ${String(d).replace(/\n$/, "")}`)
+      const prefix = `[weaviate-mcp serve, pid ${child.pid}] `
+      console.error(String(d).replace(/\n$/, "").split("\n").map((line) => prefix + line).join("\n"))
     })
     child.stdout.on("data", (d) => {
       stdout += d
