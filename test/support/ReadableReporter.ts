@@ -40,6 +40,8 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&
 export const rerunCommand = (file: string, testName?: string) =>
   `npx vitest run ${file}${testName === undefined ? "" : ` -t ${shellQuote(escapeRegExp(testName))}`}`
 
+const stripAnsi = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, "")
+
 const indent = (text: string, prefix: string) =>
   text.replace(/\n+$/, "").split("\n").map((line) => `${prefix}${line}`).join("\n")
 
@@ -49,7 +51,8 @@ const formatError = (error: SerializedError, root: string): string => {
   const name = typeof error.name === "string" && error.name !== "" ? error.name : "Error"
   lines.push(`${name}: ${error.message ?? String(error)}`)
   const diff = (error as { readonly diff?: unknown }).diff
-  if (typeof diff === "string" && diff.trim() !== "") lines.push(indent(diff, "  "))
+  // vitest colours the diff in the worker; a log file or a CI page gets it plain.
+  if (typeof diff === "string" && diff.trim() !== "") lines.push(indent(process.stdout.isTTY ? diff : stripAnsi(diff), "  "))
   const frames = (error.stack ?? "")
     .split("\n")
     .filter((line) => /^\s*at /.test(line) && line.includes(root) && !line.includes("node_modules"))
