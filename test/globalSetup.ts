@@ -6,6 +6,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { buildCli } from "../scripts/build.mjs"
 import { buildWeaviate, goCommand, weaviateBinary, weaviateVersion } from "../scripts/weaviate.mjs"
+import { progress } from "./support/Progress.ts"
 import type { Target } from "./weaviate/Target.ts"
 
 const loud = (lines: ReadonlyArray<string>) => {
@@ -41,9 +42,13 @@ const chooseTarget = async (): Promise<Target> => {
   const binary = weaviateBinary(version)
   if (!fs.existsSync(binary)) {
     if (goCommand() === undefined) return compatible("Go is not installed and WEAVIATE_TEST_URL is not set")
+    // Go's output is kept, not printed: one line says what is happening, the rest only if it fails.
+    const goOutput: Array<string> = []
+    progress(`building the real Weaviate ${version} from its Go module into ${path.dirname(binary)} (first run only; several minutes)`)
     try {
-      await buildWeaviate(version)
+      await buildWeaviate(version, (line) => void goOutput.push(line))
     } catch (e) {
+      process.stderr.write(`${goOutput.slice(-40).join("\n")}\n`)
       return compatible(`building Weaviate ${version} failed (${e instanceof Error ? e.message : String(e)})`)
     }
   }
@@ -51,6 +56,7 @@ const chooseTarget = async (): Promise<Target> => {
 }
 
 export default async function setup() {
+  progress("building the command line's bundle (bin/weaviate-mcp.js) and choosing the Weaviate under test")
   const [, target] = await Promise.all([buildCli(), chooseTarget()])
   process.env["WEAVIATE_MCP_TEST_TARGET"] = JSON.stringify(target)
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "weaviate-mcp-run-"))

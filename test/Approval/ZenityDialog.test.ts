@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { currentEnvironment, Dialog, ZENITY_CHECKBOX } from "../../src/Approval/Dialog.js"
 import { type Harness, makeHarness, toolError, writesTo } from "../Catalogue/Tools/support.ts"
 import { sampleRequest } from "./support.js"
+import { progress } from "../support/Progress.ts"
 
 const SCREEN = { width: 1024, height: 700 }
 const programs = ["Xvfb", "openbox", "zenity", "xdotool", "xwininfo", "xprop", "import", "convert", "tesseract"]
@@ -261,6 +262,7 @@ describe.skipIf(!available)(`the zenity approval dialog on a 1024×700 screen wi
   const previousDisplay = process.env["DISPLAY"]
 
   beforeAll(async () => {
+    progress("the zenity dialog tests: starting Xvfb and openbox, then clicking real dialogs read by OCR (about a minute)")
     session = await startSession()
     // The dialog inherits the daemon's environment, as `serve` would.
     process.env["DISPLAY"] = session.display

@@ -18,6 +18,7 @@ import * as NodeHttps from "node:https"
 import type * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import * as Cli from "../support/Cli.ts"
+import { progress } from "../support/Progress.ts"
 import * as TestHome from "../support/TestHome.ts"
 import { generateTls } from "../weaviate/Tls.ts"
 
@@ -74,6 +75,7 @@ describe.skipIf(!available)("a real browser (headless Chromium)", () => {
   let httpPort = 0
 
   beforeAll(async () => {
+    progress("the browser tests: starting headless Chromium against a daemon, pages from three origins")
     const home = TestHome.tempDirSync()
     const created = await Cli.run(["tokens", "create", "--home", home, "--name", "browser", "--access", "readOnly"])
     token = /(wmcp_[A-Za-z0-9_-]+)/.exec(created.stdout)?.[1] ?? ""

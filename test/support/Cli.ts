@@ -58,7 +58,13 @@ export const serve = (args: ReadonlyArray<string>, options: { readonly env?: Nod
       child.kill("SIGKILL")
       reject(new Error(`serve did not start in time\n${stderr}`))
     }, options.timeoutMs ?? 20_000)
-    child.stderr.on("data", (d) => (stderr += d))
+    // The daemon's log lines also go to the console: vitest keeps them on the test running at the time
+    // and the readable reporter prints them only if that test fails.
+    child.stderr.on("data", (d) => {
+      stderr += d
+      const prefix = `[weaviate-mcp serve, pid ${child.pid}] `
+      console.error(String(d).replace(/\n$/, "").split("\n").map((line) => prefix + line).join("\n"))
+    })
     child.stdout.on("data", (d) => {
       stdout += d
       const match = /listening on (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(stdout)

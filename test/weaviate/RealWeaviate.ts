@@ -14,6 +14,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { weaviateBinary, weaviateVersion } from "../../scripts/weaviate.mjs"
 import { type Embedder, startEmbedder } from "./Embedder.ts"
+import { progress } from "../support/Progress.ts"
 import { type GeneratedTls, generateTls } from "./Tls.ts"
 
 export interface RealWeaviateOptions {
@@ -96,6 +97,7 @@ const SUPERVISOR = [
 const dataRoot = () => process.env["WEAVIATE_MCP_TEST_RUN_DIR"] ?? os.tmpdir()
 
 const READY_TIMEOUT_MS = 90_000
+const SLOW_START_MS = 10_000
 
 const attempt = async (binary: string, options: RealWeaviateOptions, embedderUrl: string) => {
   const [rest, grpc, raft, raftRpc, gossip, data] = await Promise.all([
@@ -154,8 +156,15 @@ const attempt = async (binary: string, options: RealWeaviateOptions, embedderUrl
   live.add(child)
   killOnExit()
   const tail: Array<string> = []
+  // Under vitest, the server's own lines also go to the console, which keeps them on the test running
+  // at the time and prints them only if it fails (test/support/ReadableReporter.ts).
+  const inVitest = process.env["VITEST_WORKER_ID"] !== undefined
   const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString("utf8").split("\n")) if (line.trim() !== "") tail.push(line)
+    for (const line of chunk.toString("utf8").split("\n")) {
+      if (line.trim() === "") continue
+      tail.push(line)
+      if (inVitest) console.error(`[weaviate 127.0.0.1:${rest}] ${line}`)
+    }
     tail.splice(0, Math.max(0, tail.length - 30))
   }
   child.stdout!.on("data", keep)
@@ -188,7 +197,14 @@ const attempt = async (binary: string, options: RealWeaviateOptions, embedderUrl
     }
     return false
   }
-  if (!(await ready())) {
+  // Usually up in ~3 s; on a loaded machine it can take much longer, and the run should say why it waits.
+  const slow = setTimeout(
+    () => progress(`the real Weaviate ${weaviateVersion()} on 127.0.0.1:${rest} is still starting after ${SLOW_START_MS / 1000} s (usually ~3 s)`),
+    SLOW_START_MS
+  )
+  const isReady = await ready()
+  clearTimeout(slow)
+  if (!isReady) {
     await stop()
     return { ok: false as const, reason: exited === undefined ? `not ready within ${READY_TIMEOUT_MS} ms` : `exited with ${exited}`, tail }
   }
