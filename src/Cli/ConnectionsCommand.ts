@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { ConnectionStore, type ConnectionPatch } from "../Driver/ConnectionStore.ts"
+import * as Cluster from "../Driver/Cluster.ts"
 import { Driver } from "../Driver/Driver.ts"
 import { authMethodLabel, type Connection, Host, sslModeLabel, toPublic } from "../Schema/Connection.ts"
 import * as CommonOptions from "./CommonOptions.ts"
@@ -252,15 +253,18 @@ export const testCommand = Command.make(
       const driver = yield* Driver
       const connection = yield* (yield* ConnectionStore).get(flags.connection)
       const health = yield* driver.health(connection.id)
+      const cluster = yield* driver.cluster(connection.id)
       yield* flags.json
-        ? printJson({ id: connection.id, ok: true, ...health })
+        ? printJson({ id: connection.id, ok: true, ...health, cluster })
         : Console.log(
           `OK: ${connection.name} (${connection.baseUrl}) Weaviate ${health.version}, modules: ${
             health.modules.length === 0 ? "none" : health.modules.join(", ")
-          }, ${health.latencyMs} ms`
+          }, ${health.latencyMs} ms\n` +
+            `cluster ${Cluster.summary(cluster)}\n` +
+            cluster.nodes.map((n) => `  ${n.name}: ${n.status}${n.version !== undefined ? ` (Weaviate ${n.version})` : ""}`).join("\n")
         )
     }).pipe(Effect.provide(driverLayer(flags.home)))
-).pipe(Command.withDescription("Check a connection (GET /v1/meta, authenticated)"))
+).pipe(Command.withDescription("Check a connection (GET /v1/meta, authenticated) and its cluster (GET /v1/nodes): every node and the health, healthy, degraded or unavailable"))
 
 /** `connections remove CONN`. @category commands */
 export const removeCommand = Command.make(

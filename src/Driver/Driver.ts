@@ -17,6 +17,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import { Connection } from "../Schema/Connection.ts"
+import * as Cluster from "./Cluster.ts"
 import * as CollectionSchema from "./CollectionSchema.ts"
 import { type ConnectionNotFound, ConnectionStore, type StoreError } from "./ConnectionStore.ts"
 import type {
@@ -72,6 +73,11 @@ export interface Service {
   readonly connect: (connection: ConnectionRef) => Effect.Effect<Health, LookupError | RequestError>
   /** `GET /v1/meta`; an authentication failure drops the session. */
   readonly health: (connection: ConnectionRef) => Effect.Effect<Health, LookupError | RequestError>
+  /** The cluster's nodes and health (`Cluster.status`); verbose adds shard and object counts. */
+  readonly cluster: (
+    connection: ConnectionRef,
+    options?: { readonly verbose?: boolean }
+  ) => Effect.Effect<Cluster.Status, LookupError | RequestError>
   /** Checks settings that are not saved (or not yet): a fresh session, closed afterwards. */
   readonly test: (connection: Connection) => Effect.Effect<Health, RequestError>
   readonly disconnect: (connection: ConnectionRef) => Effect.Effect<void, LookupError>
@@ -359,6 +365,9 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
     return Driver.of({
       connect: Effect.fn("Driver.connect")((name: ConnectionRef) => health(name)),
       health,
+      cluster: Effect.fn("Driver.cluster")((name: ConnectionRef, options?: { readonly verbose?: boolean }) =>
+        withHttp(name, (h) => Cluster.status(h, options))
+      ),
       test,
       disconnect,
       isConnected: (id) => Effect.map(SynchronizedRef.get(sessions), (map) => map.has(id)),

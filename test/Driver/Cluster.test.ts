@@ -4,6 +4,7 @@
  * levels, and a node going down (SIGKILL) and coming back. The cases run in order on one cluster;
  * it stops after this file. Skipped, saying why, where no namespace can be made (not root).
  */
+import * as fs from "node:fs"
 import * as path from "node:path"
 import * as http from "node:http"
 import * as os from "node:os"
@@ -17,9 +18,12 @@ const NODE1 = 8080
 
 let cluster: Cluster
 let probe: { pid: number; socket: string } | undefined
+/** the probe's connection to node1, and a CLI home holding the same connection */
+let connectionId: string
+let home: string
 
 /** A tool call through the probe inside the namespace. */
-export const callTool = (tool: string, args: Record<string, unknown>) => probeRequest("/call", { tool, args })
+const callTool = (tool: string, args: Record<string, unknown>) => probeRequest("/call", { tool, args })
 
 const probeRequest = (route: string, body?: unknown) =>
   new Promise<any>((resolve, reject) => {
@@ -43,10 +47,15 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
     )
     if (started.match === undefined) throw new Error(`the probe did not start: ${JSON.stringify(started)}`)
     probe = { pid: started.pid, socket }
+    connectionId = (await probeRequest("/connection", {})).id
+    home = fs.mkdtempSync(path.join(os.tmpdir(), "weaviate-mcp-cluster-home-"))
+    const added = await cluster.cli(["connections", "add", "--home", home, "--name", "cluster", "--host", "127.0.0.1", "--port", String(NODE1)])
+    if (added.code !== 0) throw new Error(`connections add: ${added.stderr}`)
   }, 180_000)
   afterAll(async () => {
     if (probe !== undefined) await cluster.end(probe.pid)
     await cluster?.stop()
+    if (home !== undefined) fs.rmSync(home, { recursive: true, force: true })
   }, 60_000)
 
   it("the cluster runner starts every node in a namespace where only loopback exists", async () => {
@@ -60,4 +69,38 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
     process.stderr.write(`cluster: 3 nodes ready in ${cluster.startupMs} ms, ${Math.round(mb)} MB resident\n`)
     expect(Object.values(memory).every((b) => b !== undefined && b > 0)).toBe(true)
   })
+
+  it("get_connection_status reports every node of the cluster, healthy", async () => {
+    const r = await callTool("get_connection_status", { connection_id: connectionId, include_shards: true })
+    const cluster_ = structured(r).cluster
+    expect(cluster_.health).toBe("healthy")
+    expect(cluster_.nodes.map((n: { name: string; status: string; version: string }) => [n.name, n.status, n.version])).toEqual([
+      ["node1", "HEALTHY", cluster.version],
+      ["node2", "HEALTHY", cluster.version],
+      ["node3", "HEALTHY", cluster.version]
+    ])
+    expect(cluster_.members).toEqual(["node1", "node2", "node3"])
+    expect(cluster_.nodes.every((n: { shardCount?: number }) => typeof n.shardCount === "number")).toBe(true)
+    expect(textOf(r)).toContain("cluster healthy: 3 nodes (node1, node2, node3)")
+  })
+
+  it("connections test shows the same nodes and health as get_connection_status", async () => {
+    const text = await cluster.cli(["connections", "test", "cluster", "--home", home])
+    expect(text.code, text.stderr).toBe(0)
+    expect(text.stdout).toContain("cluster healthy: 3 nodes (node1, node2, node3)")
+    const json = await cluster.cli(["connections", "test", "cluster", "--home", home, "--json"])
+    expect(JSON.parse(json.stdout).cluster.nodes.map((n: { name: string }) => n.name)).toEqual(["node1", "node2", "node3"])
+  })
 })
+
+/** The structured content of a successful tool call through the probe. */
+const structured = (r: any) => {
+  if (r.exit !== "success" || r.result._tag !== "Complete" || r.result.value.isError === true) throw new Error(`expected success: ${JSON.stringify(r)}`)
+  return r.result.value.structuredContent
+}
+const textOf = (r: any): string => r.result.value.content[0].text
+/** The text of a tool error through the probe. */
+export const toolErrorText = (r: any): string => {
+  if (r.exit !== "success" || r.result.value.isError !== true) throw new Error(`expected a tool error: ${JSON.stringify(r)}`)
+  return textOf(r)
+}

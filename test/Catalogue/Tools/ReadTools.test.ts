@@ -65,6 +65,22 @@ layer(harnessLayer(), { excludeTestServices: true, timeout: "3 minutes" })('read
           h.w.setFault({ kind: "none" })
         }
       }))
+    it.effect("a single-node server shows one node, healthy", () =>
+      test(async (h) => {
+        const { structured, text } = success(
+          h,
+          "get_connection_status",
+          await h.call("get_connection_status", { connection_id: h.ids.local, include_shards: true })
+        )
+        expect(structured.cluster.health).toBe("healthy")
+        expect(structured.cluster.nodes).toHaveLength(1)
+        expect(structured.cluster.nodes[0].status).toBe("HEALTHY")
+        expect(structured.cluster.nodes[0].version).toBe(structured.version)
+        // Weaviate refreshes these counts in the background: a number, not yet the sample's size
+        expect(structured.cluster.nodes[0].objectCount).toBeTypeOf("number")
+        expect(structured.cluster.problems).toEqual([])
+        expect(text).toContain("cluster healthy: 1 node")
+      }))
     // A harness of its own: its database is closed on purpose.
     it("an unreachable database is not_connected", async () => {
       const dead = await makeHarness({ sample: false })
