@@ -217,3 +217,86 @@ export const summary = (s: Status): string => {
   if (s.problems.length === 0) return `${s.health}: ${count} (${names})`
   return `${s.health}: ${s.problems.map((p) => p.detail).join("; ")} (listed: ${count}${names === "" ? "" : `, ${names}`})`
 }
+
+// ===== Collections =====
+
+/** A collection's replication settings (`replicationConfig`). @category models */
+export interface Replication {
+  readonly factor: number
+  readonly asyncEnabled: boolean
+  readonly deletionStrategy: string
+}
+
+/** One shard of a collection: its status, and the nodes that hold a replica of it now. @category models */
+export interface ShardPlacement {
+  readonly name: string
+  /** `READY`, `READONLY`, `INDEXING`, … (`GET /v1/schema/{class}/shards`) */
+  readonly status: string
+  readonly nodes: ReadonlyArray<string>
+  /** how many replicas Weaviate placed, when the verbose nodes say */
+  readonly replicas?: number
+  readonly objectCount?: number
+}
+
+/** @category models */
+export interface Placement {
+  readonly replication: Replication
+  readonly sharding: { readonly desiredCount: number; readonly actualCount: number }
+  /** absent for a multi-tenant collection (its shards are its tenants) */
+  readonly shards?: ReadonlyArray<ShardPlacement>
+}
+
+const numberOr = (u: unknown, fallback: number) => (typeof u === "number" ? u : fallback)
+
+/**
+ * The shards of a collection with their status (`GET /v1/schema/{class}/shards`).
+ *
+ * @category requests
+ */
+export const shards = (http: WeaviateHttp.WeaviateHttp, collection: string) =>
+  Effect.map(
+    http.requestOk({ method: "GET", path: `/v1/schema/${encodeURIComponent(collection)}/shards`, timeoutMs: STATUS_TIMEOUT_MS }),
+    (response) =>
+      (Array.isArray(response.json) ? response.json.map(record) : []).map((s) => ({
+        name: String(s["name"] ?? ""),
+        status: typeof s["status"] === "string" ? s["status"] : "UNKNOWN"
+      }))
+  )
+
+/**
+ * Replication, sharding and each shard's nodes and readiness of a collection (its class as the schema
+ * returned it): the shards route for readiness, the verbose nodes of the collection for who holds what.
+ *
+ * @category requests
+ */
+export const placement = Effect.fn("Cluster.placement")(function*(
+  http: WeaviateHttp.WeaviateHttp,
+  collection: { readonly name: string; readonly multiTenancy: boolean; readonly raw: Record<string, unknown> }
+) {
+  const replicationConfig = record(collection.raw["replicationConfig"])
+  const shardingConfig = record(collection.raw["shardingConfig"])
+  const base = {
+    replication: {
+      factor: numberOr(replicationConfig["factor"], 1),
+      asyncEnabled: replicationConfig["asyncEnabled"] === true,
+      deletionStrategy: typeof replicationConfig["deletionStrategy"] === "string" ? replicationConfig["deletionStrategy"] : "NoAutomatedResolution"
+    },
+    sharding: { desiredCount: numberOr(shardingConfig["desiredCount"], 1), actualCount: numberOr(shardingConfig["actualCount"], 1) }
+  }
+  if (collection.multiTenancy) return base satisfies Placement as Placement
+  const [listed, held] = yield* Effect.all([shards(http, collection.name), nodes(http, { verbose: true, collection: collection.name })], {
+    concurrency: 2
+  })
+  const placed = listed.map((shard): ShardPlacement => {
+    const holders = held.filter((n) => n.status === "HEALTHY" && (n.shards ?? []).some((s) => s.name === shard.name))
+    const copies = held.flatMap((n) => (n.shards ?? []).filter((s) => s.name === shard.name))
+    const replicas = copies.find((s) => s.numberOfReplicas !== undefined)?.numberOfReplicas
+    return {
+      ...shard,
+      nodes: holders.map((n) => n.name),
+      ...(replicas !== undefined ? { replicas } : {}),
+      ...(copies.length > 0 ? { objectCount: Math.max(...copies.map((s) => s.objectCount)) } : {})
+    }
+  })
+  return { ...base, shards: placed } satisfies Placement as Placement
+})

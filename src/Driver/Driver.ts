@@ -88,6 +88,13 @@ export interface Service {
 
   readonly listCollections: (connection: ConnectionRef) => Effect.Effect<ReadonlyArray<CollectionSchema.Collection>, LookupError | RequestError>
   readonly describe: (connection: ConnectionRef, table: string) => Effect.Effect<TableDescription, LookupError | RequestError | CollectionNotFound>
+  /** Replication, sharding, and each shard's nodes and readiness (`Cluster.placement`). */
+  readonly placement: (connection: ConnectionRef, table: string) => Effect.Effect<Cluster.Placement, LookupError | RequestError | CollectionNotFound>
+  /** The shards of a collection that are not `READY` (`GET /v1/schema/{class}/shards`). */
+  readonly unreadyShards: (
+    connection: ConnectionRef,
+    table: string
+  ) => Effect.Effect<ReadonlyArray<{ readonly name: string; readonly status: string }>, LookupError | RequestError | CollectionNotFound>
   readonly browse: (
     connection: ConnectionRef,
     table: string,
@@ -374,6 +381,9 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       http,
       listCollections: Effect.fn("Driver.listCollections")((name: ConnectionRef) => withHttp(name, (h) => CollectionSchema.list(h))),
       describe,
+      placement: (name, table) => withCollection(name, table, (h, c) => Cluster.placement(h, c)),
+      unreadyShards: (name, table) =>
+        withCollection(name, table, (h, c) => Effect.map(Cluster.shards(h, c.name), (list) => list.filter((s) => s.status !== "READY"))),
       browse: (name, table, request) =>
         withTenant(name, table, request?.tenant, "read", (h, c, tenant) => Grid.page(h, c, { ...request, tenant })),
       count: (name, table, options) =>

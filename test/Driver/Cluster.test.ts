@@ -91,7 +91,69 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
     const json = await cluster.cli(["connections", "test", "cluster", "--home", home, "--json"])
     expect(JSON.parse(json.stdout).cluster.nodes.map((n: { name: string }) => n.name)).toEqual(["node1", "node2", "node3"])
   })
+
+  it("describe_table shows replication, sharding and each shard's nodes and readiness", async () => {
+    await createReplicated()
+    const r = await callTool("describe_table", { connection_id: connectionId, table: "Rep" })
+    const d = structured(r)
+    expect(d.replication).toEqual({ factor: 3, asyncEnabled: expect.any(Boolean), deletionStrategy: expect.any(String) })
+    expect(d.sharding).toEqual({ desiredCount: 3, actualCount: 3 })
+    expect(d.shards).toHaveLength(3)
+    for (const shard of d.shards) {
+      expect(shard).toMatchObject({ status: "READY", ready: true, replicas: 3, nodes: ["node1", "node2", "node3"] })
+    }
+    expect(textOf(r)).toContain("replication: factor 3")
+  })
+
+  it("list_tables flags a collection whose shards are not all ready", async () => {
+    const shards = (await cluster.json(NODE1, "GET", "/v1/schema/Rep/shards")) as Array<{ name: string }>
+    const shard = shards[0]!.name
+    await cluster.json(NODE1, "PUT", `/v1/schema/Rep/shards/${shard}`, { status: "READONLY" })
+    try {
+      // Weaviate applies the status through Raft after it answered: wait (bounded) until it shows
+      await pollUntil(async () => (await shardStatus(shard)) === "READONLY", "the shard to be READONLY")
+      const r = await callTool("list_tables", { connection_id: connectionId })
+      const rep = structured(r).tables.find((t: { name: string }) => t.name === "Rep")
+      expect(rep.unreadyShards).toEqual([`${shard} (READONLY)`])
+      expect(textOf(r)).toContain(`shards not ready: Rep: ${shard} (READONLY)`)
+    } finally {
+      await cluster.json(NODE1, "PUT", `/v1/schema/Rep/shards/${shard}`, { status: "READY" })
+      await pollUntil(async () => (await shardStatus(shard)) === "READY", "the shard to be READY again")
+    }
+    const after = structured(await callTool("list_tables", { connection_id: connectionId }))
+    expect(after.tables.find((t: { name: string }) => t.name === "Rep").unreadyShards).toBeUndefined()
+  })
 })
+
+/** `Rep`: replication factor 3 over 3 shards, 30 rows with vectors (once per file). */
+let created = false
+const createReplicated = async () => {
+  if (created) return
+  created = true
+  await cluster.json(NODE1, "POST", "/v1/schema", {
+    class: "Rep",
+    vectorizer: "none",
+    replicationConfig: { factor: 3 },
+    shardingConfig: { desiredCount: 3 },
+    properties: [{ name: "title", dataType: ["text"] }, { name: "n", dataType: ["int"] }]
+  })
+  const objects = Array.from({ length: 30 }, (_, i) => ({ class: "Rep", id: uuid(i + 1), properties: { title: `row ${i + 1}`, n: i + 1 }, vector: [1, 0, (i + 1) / 30] }))
+  await cluster.json(NODE1, "POST", "/v1/batch/objects?consistency_level=ALL", { objects })
+}
+const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
+
+const shardStatus = async (shard: string) =>
+  ((await cluster.json(NODE1, "GET", "/v1/schema/Rep/shards")) as Array<{ name: string; status: string }>).find((s) => s.name === shard)?.status
+
+/** Polls `check` until it holds, failing after `timeoutMs`: no sleep stands in for the cluster's state. */
+const pollUntil = async (check: () => Promise<boolean>, what: string, timeoutMs = 60_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (await check()) return
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+}
 
 /** The structured content of a successful tool call through the probe. */
 const structured = (r: any) => {
