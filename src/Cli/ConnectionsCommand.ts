@@ -16,7 +16,7 @@ import * as Schema from "effect/Schema"
 import { ConnectionStore, type ConnectionPatch } from "../Driver/ConnectionStore.ts"
 import * as Cluster from "../Driver/Cluster.ts"
 import { Driver } from "../Driver/Driver.ts"
-import { authMethodLabel, type Connection, Host, sslModeLabel, toPublic } from "../Schema/Connection.ts"
+import { authMethodLabel, type Connection, DEFAULT_REQUEST_TIMEOUT_SECONDS, Host, sslModeLabel, toPublic } from "../Schema/Connection.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { UsageError } from "./CliErrors.ts"
 import { driverLayer, formatTable } from "./DriverCli.ts"
@@ -43,7 +43,15 @@ const settingOptions = {
   ca: Options.file("ca", { exists: "yes" }).pipe(Options.withDescription("CA certificate (PEM) for Verify CA / Verify Identity"), Options.optional),
   skipTlsVerify: Options.boolean("skip-tls-verify").pipe(Options.withDescription("Trust any certificate")),
   safeMode: Options.choice("safe-mode", ["silent", "confirm", "readOnly"]).pipe(Options.optional),
-  aiPolicy: Options.choice("ai-policy", ["blocked", "readOnly", "readWrite"]).pipe(Options.optional)
+  aiPolicy: Options.choice("ai-policy", ["blocked", "readOnly", "readWrite"]).pipe(Options.optional),
+  consistencyLevel: Options.choice("consistency-level", ["ONE", "QUORUM", "ALL"]).pipe(
+    Options.withDescription("Default consistency level of reads and writes on a replicated collection (default: Weaviate's own, QUORUM)"),
+    Options.optional
+  ),
+  requestTimeout: Options.integer("request-timeout").pipe(
+    Options.withDescription(`Seconds a request may wait for the database (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`),
+    Options.optional
+  )
 }
 
 type SettingFlags = {
@@ -143,7 +151,9 @@ const patchOf = (
     caFile: undef(flags.ca),
     skipTlsVerify: flags.skipTlsVerify ? true : undefined,
     safeMode: undef(flags.safeMode),
-    aiPolicy: undef(flags.aiPolicy)
+    aiPolicy: undef(flags.aiPolicy),
+    consistencyLevel: undef(flags.consistencyLevel),
+    requestTimeoutSeconds: undef(flags.requestTimeout)
   })
 }
 
@@ -165,7 +175,9 @@ const describeConnection = (c: Connection) => {
     ["ca file", p.caFile ?? "-"],
     ["skip tls verify", String(p.skipTlsVerify)],
     ["safe mode", p.safeMode],
-    ["ai policy", p.aiPolicy]
+    ["ai policy", p.aiPolicy],
+    ["consistency", p.consistencyLevel ?? "Weaviate's default"],
+    ["request timeout", `${p.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS} s`]
   ].map(([k, v]) => `${k!.padEnd(16)}${v}`).join("\n")
 }
 

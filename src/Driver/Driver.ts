@@ -17,6 +17,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import { Connection } from "../Schema/Connection.ts"
+import * as ConsistencyLevel from "../Schema/ConsistencyLevel.ts"
 import * as Cluster from "./Cluster.ts"
 import * as CollectionSchema from "./CollectionSchema.ts"
 import { type ConnectionNotFound, ConnectionStore, type StoreError } from "./ConnectionStore.ts"
@@ -109,31 +110,31 @@ export interface Service {
     connection: ConnectionRef,
     table: string,
     uuid: string,
-    options?: { readonly includeVector?: boolean; readonly tenant?: string | undefined }
+    options?: { readonly includeVector?: boolean; readonly tenant?: string | undefined; readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined }
   ) => Effect.Effect<Option.Option<Grid.Row>, LookupError | RequestError | CollectionNotFound | TenantError>
   /** Every row through the `after` cursor (export); not capped at 10,000. */
   readonly readAll: (
     connection: ConnectionRef,
     table: string,
-    options?: { readonly pageSize?: number; readonly tenant?: string | undefined }
+    options?: { readonly pageSize?: number; readonly tenant?: string | undefined; readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined }
   ) => Stream.Stream<Grid.Row, LookupError | RequestError | CollectionNotFound | TenantError>
   readonly insertRows: (
     connection: ConnectionRef,
     table: string,
     rows: ReadonlyArray<RowEdits.NewRow>,
-    options?: { readonly tenant?: string | undefined }
+    options?: RowEdits.EditOptions
   ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound | TenantError>
   readonly updateRows: (
     connection: ConnectionRef,
     table: string,
     rows: ReadonlyArray<RowEdits.RowUpdate>,
-    options?: { readonly tenant?: string | undefined }
+    options?: RowEdits.EditOptions
   ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound | TenantError>
   readonly deleteRows: (
     connection: ConnectionRef,
     table: string,
     uuids: ReadonlyArray<string | null | undefined>,
-    options?: { readonly tenant?: string | undefined }
+    options?: RowEdits.EditOptions
   ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound | TenantError>
   /** Plans an edit of a collection (its schema read now): the exact requests, and the skipped rows. */
   readonly planRowEdits: (
@@ -181,7 +182,7 @@ export interface Service {
   readonly graphql: (
     connection: ConnectionRef,
     query: string | GraphqlEditor.ValidQuery,
-    options?: { readonly tenant?: string | undefined }
+    options?: { readonly tenant?: string | undefined; readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined }
   ) => Effect.Effect<GraphqlEditor.EditorResult, LookupError | RequestError | StatementRefused>
   readonly rest: (
     connection: ConnectionRef,
@@ -342,10 +343,19 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       table: string,
       tenant: string | undefined,
       purpose: Tenants.Purpose,
-      f: (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection, tenant: string | undefined) => Effect.Effect<A, E, R>
+      f: (
+        http: WeaviateHttp.WeaviateHttp,
+        collection: CollectionSchema.Collection,
+        tenant: string | undefined,
+        connection: Connection
+      ) => Effect.Effect<A, E, R>
     ) =>
       withCollection(name, table, (h, collection, connection) =>
-        Effect.flatMap(Tenants.check(h, connection.id, collection, tenant, purpose), (checked) => f(h, collection, checked)))
+        Effect.flatMap(Tenants.check(h, connection.id, collection, tenant, purpose), (checked) => f(h, collection, checked, connection)))
+
+    /** The call's consistency level, else the connection's default (else none: Weaviate's). */
+    const level = (options: { readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined } | undefined, connection: Connection) =>
+      ConsistencyLevel.effective(options?.consistencyLevel, connection)
 
     const health = Effect.fn("Driver.health")((name: ConnectionRef) => withHttp(name, (h) => checkHealth(h)))
 
@@ -385,24 +395,30 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       unreadyShards: (name, table) =>
         withCollection(name, table, (h, c) => Effect.map(Cluster.shards(h, c.name), (list) => list.filter((s) => s.status !== "READY"))),
       browse: (name, table, request) =>
-        withTenant(name, table, request?.tenant, "read", (h, c, tenant) => Grid.page(h, c, { ...request, tenant })),
+        withTenant(name, table, request?.tenant, "read", (h, c, tenant, connection) =>
+          Grid.page(h, c, { ...request, tenant, consistencyLevel: level(request, connection) })),
       count: (name, table, options) =>
         withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Grid.count(h, c, { ...options, tenant })),
       getRow: (name, table, uuid, options) =>
-        withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Grid.getRow(h, c, uuid, { ...options, tenant })),
+        withTenant(name, table, options?.tenant, "read", (h, c, tenant, connection) =>
+          Grid.getRow(h, c, uuid, { ...options, tenant, consistencyLevel: level(options, connection) })),
       readAll: (name, table, options) =>
         Stream.unwrap(
-          withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Effect.succeed(Grid.readAll(h, c, { ...options, tenant })))
+          withTenant(name, table, options?.tenant, "read", (h, c, tenant, connection) =>
+            Effect.succeed(Grid.readAll(h, c, { ...options, tenant, consistencyLevel: level(options, connection) })))
         ),
       insertRows: (name, table, rows, options) =>
-        withTenant(name, table, options?.tenant, "insert", (h, c, tenant) => RowEdits.insert(h, c, rows, { tenant })),
+        withTenant(name, table, options?.tenant, "insert", (h, c, tenant, connection) =>
+          RowEdits.insert(h, c, rows, { tenant, consistencyLevel: level(options, connection) })),
       updateRows: (name, table, rows, options) =>
-        withTenant(name, table, options?.tenant, "write", (h, c, tenant) => RowEdits.update(h, c, rows, { tenant })),
+        withTenant(name, table, options?.tenant, "write", (h, c, tenant, connection) =>
+          RowEdits.update(h, c, rows, { tenant, consistencyLevel: level(options, connection) })),
       deleteRows: (name, table, uuids, options) =>
-        withTenant(name, table, options?.tenant, "write", (h, c, tenant) => RowEdits.remove(h, c, uuids, { tenant })),
+        withTenant(name, table, options?.tenant, "write", (h, c, tenant, connection) =>
+          RowEdits.remove(h, c, uuids, { tenant, consistencyLevel: level(options, connection) })),
       planRowEdits: (name, table, edit) =>
-        withTenant(name, table, edit.tenant, edit._tag === "insert" ? "insert" : "write", (_, c, tenant) =>
-          Effect.succeed(RowEdits.planFor(c, { ...edit, tenant }))),
+        withTenant(name, table, edit.tenant, edit._tag === "insert" ? "insert" : "write", (_, c, tenant, connection) =>
+          Effect.succeed(RowEdits.planFor(c, { ...edit, tenant, consistencyLevel: level(edit, connection) }))),
       tenants: (name, table) =>
         withCollection(name, table, (h, collection, connection) =>
           collection.multiTenancy
@@ -426,7 +442,16 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
                   }))),
       sendDestructive: (name, request) => withHttp(name, (h) => RowEdits.sendDestructive(h, request)),
       sendRowEdit: (name, request) => withHttp(name, (h) => RowEdits.send(h, request)),
-      graphql: (name, query, options) => withHttp(name, (h) => GraphqlEditor.run(h, query, options)),
+      graphql: (name, query, options) =>
+        withSession(name, (session, connection) => {
+          const consistencyLevel = level(options, connection)
+          if (consistencyLevel === undefined) return GraphqlEditor.run(session.http, query, options)
+          // Only replicated collections take the argument: the schema (cached) says which.
+          return Effect.flatMap(CollectionSchema.list(session.http), (collections) => {
+            const replicated = new Set(collections.filter((c) => ConsistencyLevel.replicated(c.raw)).map((c) => c.name))
+            return GraphqlEditor.run(session.http, query, { ...options, consistencyLevel, replicated: (name) => replicated.has(name) })
+          })
+        }),
       rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement))
     })
   })

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Chunk from "effect/Chunk"
+import * as ConsistencyLevel from "../Schema/ConsistencyLevel.ts"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -32,6 +33,8 @@ export interface PageRequest {
   readonly limit?: number
   readonly offset?: number
   readonly tenant?: string | undefined
+  /** `consistency_level` (REST) / `consistencyLevel` (GraphQL `Get`); none: Weaviate's default. */
+  readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined
 }
 
 /** @category models */
@@ -213,7 +216,14 @@ export const page = Effect.fn("Grid.page")(function*(
     const response = yield* http.requestOk({
       method: "GET",
       path: "/v1/objects",
-      query: { class: collection.name, limit: String(limit), offset: String(offset), include: "vector", tenant: request.tenant }
+      query: {
+        class: collection.name,
+        limit: String(limit),
+        offset: String(offset),
+        include: "vector",
+        tenant: request.tenant,
+        ...ConsistencyLevel.query(request.consistencyLevel)
+      }
     })
     const objects = record(response.json).objects
     if (objects !== undefined && !Array.isArray(objects)) {
@@ -226,7 +236,8 @@ export const page = Effect.fn("Grid.page")(function*(
     ["sort", sort],
     ["limit", String(limit)],
     ["offset", String(offset)],
-    ["tenant", request.tenant === undefined ? undefined : FilterBuilder.graphqlString(request.tenant)]
+    ["tenant", request.tenant === undefined ? undefined : FilterBuilder.graphqlString(request.tenant)],
+    ["consistencyLevel", ConsistencyLevel.replicated(collection.raw) ? request.consistencyLevel : undefined]
   ])
   const response = yield* http.graphql(`{ Get { ${collection.name}${args} { ${selection(collection)} } } }`)
   const failure = graphqlFailure(response)
@@ -268,12 +279,20 @@ export const getRow = Effect.fn("Grid.getRow")(function*(
   http: WeaviateHttp,
   collection: Collection,
   uuid: string,
-  options: { readonly includeVector?: boolean; readonly tenant?: string | undefined } = {}
+  options: {
+    readonly includeVector?: boolean
+    readonly tenant?: string | undefined
+    readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined
+  } = {}
 ): Effect.fn.Return<Option.Option<Row>, RequestError> {
   const response = yield* http.request({
     method: "GET",
     path: `/v1/objects/${encodeURIComponent(collection.name)}/${encodeURIComponent(uuid)}`,
-    query: { include: options.includeVector === false ? undefined : "vector", tenant: options.tenant }
+    query: {
+      include: options.includeVector === false ? undefined : "vector",
+      tenant: options.tenant,
+      ...ConsistencyLevel.query(options.consistencyLevel)
+    }
   })
   if (response.status === 404) return Option.none()
   if (response.status < 200 || response.status >= 300) {
@@ -290,14 +309,25 @@ export const getRow = Effect.fn("Grid.getRow")(function*(
 export const readAll = (
   http: WeaviateHttp,
   collection: Collection,
-  options: { readonly pageSize?: number; readonly tenant?: string | undefined } = {}
+  options: {
+    readonly pageSize?: number
+    readonly tenant?: string | undefined
+    readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined
+  } = {}
 ): Stream.Stream<Row, RequestError> => {
   const pageSize = Math.max(1, Math.min(options.pageSize ?? 500, 10_000))
   return Stream.paginateChunkEffect("" as string | undefined, (after) =>
     http.requestOk({
       method: "GET",
       path: "/v1/objects",
-      query: { class: collection.name, limit: String(pageSize), after, include: "vector", tenant: options.tenant }
+      query: {
+        class: collection.name,
+        limit: String(pageSize),
+        after,
+        include: "vector",
+        tenant: options.tenant,
+        ...ConsistencyLevel.query(options.consistencyLevel)
+      }
     }).pipe(
       Effect.flatMap((response) => {
         const objects = record(response.json).objects ?? []

@@ -28,7 +28,7 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs/promises"
 import { Agent } from "undici"
-import type { Connection } from "../Schema/Connection.ts"
+import { type Connection, DEFAULT_REQUEST_TIMEOUT_SECONDS } from "../Schema/Connection.ts"
 import {
   AuthenticationFailed,
   ConnectionFailed,
@@ -75,12 +75,13 @@ export class Timeouts extends Context.Reference<Timeouts>()("weaviate-mcp/Weavia
 /** The code of `ConnectionFailed` for a call that got no answer in time. @category constants */
 export const TIMEOUT_CODE = "TIMEOUT"
 
-const defaultTimeout = (req: Request, timeouts: Timeouts["Type"]): number => {
+const defaultTimeout = (req: Request, timeouts: Timeouts["Type"], connection: Connection): number => {
   if (req.timeoutMs !== undefined) return req.timeoutMs
-  if (req.method !== "GET") return 0
-  if (req.path === "/v1/meta") return timeouts.healthMs
-  if (req.path === "/v1/schema" || req.path.startsWith("/v1/schema/")) return timeouts.schemaMs
-  return 0
+  if (req.method === "GET" && req.path === "/v1/meta") return timeouts.healthMs
+  if (req.method === "GET" && (req.path === "/v1/schema" || req.path.startsWith("/v1/schema/"))) return timeouts.schemaMs
+  // Every other request: the connection's request time-out (a node that died holds a request until
+  // Weaviate notices; this bounds it).
+  return (connection.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000
 }
 
 /** A response with any status (401 and 403 are already turned into `AuthenticationFailed`). @category models */
@@ -224,7 +225,7 @@ export const make = (
         const text = "json" in req.body ? JSON.stringify(req.body.json) : req.body.text
         httpRequest = HttpClientRequest.bodyText(httpRequest, text, "application/json")
       }
-      const timeoutMs = defaultTimeout(req, timeouts)
+      const timeoutMs = defaultTimeout(req, timeouts, connection)
       const exchange = client.execute(httpRequest).pipe(
         Effect.flatMap((response) =>
           Effect.map(response.text, (raw): Response => {
