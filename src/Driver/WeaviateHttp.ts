@@ -27,6 +27,8 @@ import * as FiberRef from "effect/FiberRef"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs/promises"
+import * as NodeNet from "node:net"
+import * as NodeTls from "node:tls"
 import { Agent } from "undici"
 import { type Connection, DEFAULT_REQUEST_TIMEOUT_SECONDS } from "../Schema/Connection.ts"
 import {
@@ -235,7 +237,20 @@ export const make = (
             return { status: response.status, contentType, text, json: parseJson(text) }
           })
         ),
-        Effect.mapError((error) => transportFailure(connection, error, scrub))
+        Effect.flatMap((response) =>
+          // Go's TLS server answers a plain-HTTP request with this 400: the SSL mode is wrong.
+          response.status === 400 && PLAIN_TO_TLS.test(response.text)
+            ? Effect.fail(new ConnectionFailed({ reason: `${connection.host}:${connection.port} ${TLS_PORT_HINT}`, code: "HTTP_TO_HTTPS" }))
+            : Effect.succeed(response)
+        ),
+        Effect.catchTag("RequestError", "ResponseError", (error) => {
+          const failure = transportFailure(connection, error, scrub)
+          // A connection closed without an answer is a TLS symptom only when the port does speak TLS.
+          return connection.sslMode === "disabled" && error._tag === "RequestError" && CLOSED.has(failure.code ?? "")
+            ? Effect.flatMap(speaksTls(connection.host, connection.port), (tls) =>
+              Effect.fail(tls ? new ConnectionFailed({ reason: `${failure.reason}; ${TLS_PORT_HINT}`, code: failure.code! }) : failure))
+            : Effect.fail(failure)
+        })
       )
       // Interrupting the exchange aborts the HTTP request.
       return (timeoutMs > 0
@@ -288,6 +303,38 @@ export const make = (
   })
 
 // ===== Error mapping =====
+
+const CLOSED = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"])
+
+const PLAIN_TO_TLS = /client sent an http request to an https server/i
+
+const TLS_PORT_HINT = "speaks HTTPS (TLS) on this port: the server uses HTTPS, choose an SSL Mode other than Disabled"
+
+/**
+ * Whether host:port completes a TLS handshake (any certificate), within 2 s: the evidence that a
+ * connection closed without an answer was a TLS server refusing plain HTTP, and not, say, a node that
+ * died with the request.
+ */
+const speaksTls = (host: string, port: number): Effect.Effect<boolean> =>
+  Effect.async<boolean>((resume) => {
+    const socket = NodeTls.connect({ host, port, rejectUnauthorized: false, ...(NodeNet.isIP(host) === 0 ? { servername: host } : {}) })
+    let finished = false
+    const done = (tls: boolean) => {
+      if (finished) return
+      finished = true
+      clearTimeout(timer)
+      socket.destroy()
+      resume(Effect.succeed(tls))
+    }
+    const timer = setTimeout(() => done(false), 2_000)
+    socket.once("secureConnect", () => done(true))
+    socket.once("error", () => done(false))
+    socket.once("close", () => done(false))
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      socket.destroy()
+    })
+  })
 
 const parseJson = (text: string): unknown => {
   if (text.length === 0) return undefined
@@ -395,9 +442,8 @@ export const transportFailure = (
     // The status line and headers arrived in plain HTTP, so the port does speak it: no HTTPS hint.
     reason = `${where} closed the connection in the middle of its answer (HTTP ${error.response.status}; ${detail})`
   } else if (code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE") {
-    reason = connection.sslMode === "disabled"
-      ? `${where} closed the connection (${detail}); if the server uses HTTPS, choose an SSL Mode other than Disabled`
-      : `${where} closed the connection (${detail})`
+    // No TLS hint here: a node that died closes connections too (see `speaksTls`).
+    reason = `${where} closed the connection (${detail})`
   } else {
     reason = `${where}: ${detail}`
   }
