@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type { AuthenticationFailed } from "./DriverError.ts"
+import { type AuthenticationFailed, ClusterDegraded, ConsistencyNotReached } from "./DriverError.ts"
 import type * as WeaviateHttp from "./WeaviateHttp.ts"
 
 // ===== Models =====
@@ -300,3 +300,58 @@ export const placement = Effect.fn("Cluster.placement")(function*(
   })
   return { ...base, shards: placed } satisfies Placement as Placement
 })
+
+// ===== Failures on a degraded cluster =====
+
+const CONSISTENCY = /cannot achieve consistency level\s*"?(ONE|QUORUM|ALL)?"?|cannot reach enough replicas/i
+
+const CLOSED_OR_TIMED_OUT = new Set(["TIMEOUT", "UND_ERR_SOCKET", "ECONNRESET", "EPIPE"])
+
+/**
+ * Explains a failed request with the cluster's state: Weaviate's consistency failure becomes
+ * `ConsistencyNotReached` naming the level and the nodes that are down; a time-out or a closed
+ * connection while the cluster is degraded becomes `ClusterDegraded` naming the node. The daemon asks
+ * `/v1/nodes` only when a request failed this way; other failures pass unchanged.
+ *
+ * @category combinators
+ */
+export const explain = (http: WeaviateHttp.WeaviateHttp, options: { readonly write: boolean; readonly level?: string | undefined }) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | ConsistencyNotReached | ClusterDegraded, R> =>
+  Effect.catchIf(
+    effect,
+    (error): error is E => explainable(error),
+    (error): Effect.Effect<never, E | ConsistencyNotReached | ClusterDegraded> => {
+      const e = error as { _tag: string; detail?: string; reason?: string; code?: string }
+      // The status of a cluster in trouble must not fail the explanation: no status, no names.
+      const state = Effect.orElseSucceed(status(http), () => undefined)
+      if (e._tag === "DatabaseRefused") {
+        const match = CONSISTENCY.exec(e.detail ?? "")!
+        return Effect.flatMap(state, (s) =>
+          Effect.fail(
+            new ConsistencyNotReached({
+              level: match[1] ?? options.level ?? "QUORUM",
+              write: options.write,
+              nodes: s === undefined ? [] : troubled(s),
+              detail: e.detail ?? ""
+            })
+          ))
+      }
+      return Effect.flatMap(state, (s): Effect.Effect<never, E | ClusterDegraded> =>
+        s === undefined || s.health === "healthy"
+          ? Effect.fail(error)
+          : Effect.fail(
+            new ClusterDegraded({
+              nodes: troubled(s).length > 0 ? troubled(s) : ["an unnamed node"],
+              status: summary(s),
+              reason: e.reason ?? "",
+              ...(e.code !== undefined ? { code: e.code } : {})
+            })
+          ))
+    }
+  )
+
+const explainable = (error: unknown): boolean => {
+  const e = error as { _tag?: unknown; detail?: unknown; code?: unknown }
+  if (e._tag === "DatabaseRefused") return typeof e.detail === "string" && CONSISTENCY.test(e.detail)
+  return e._tag === "ConnectionFailed" && typeof e.code === "string" && CLOSED_OR_TIMED_OUT.has(e.code)
+}

@@ -396,12 +396,17 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
         withCollection(name, table, (h, c) => Effect.map(Cluster.shards(h, c.name), (list) => list.filter((s) => s.status !== "READY"))),
       browse: (name, table, request) =>
         withTenant(name, table, request?.tenant, "read", (h, c, tenant, connection) =>
-          Grid.page(h, c, { ...request, tenant, consistencyLevel: level(request, connection) })),
+          Grid.page(h, c, { ...request, tenant, consistencyLevel: level(request, connection) }).pipe(
+            Cluster.explain(h, { write: false, level: level(request, connection) })
+          )),
       count: (name, table, options) =>
-        withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Grid.count(h, c, { ...options, tenant })),
+        withTenant(name, table, options?.tenant, "read", (h, c, tenant) =>
+          Grid.count(h, c, { ...options, tenant }).pipe(Cluster.explain(h, { write: false }))),
       getRow: (name, table, uuid, options) =>
         withTenant(name, table, options?.tenant, "read", (h, c, tenant, connection) =>
-          Grid.getRow(h, c, uuid, { ...options, tenant, consistencyLevel: level(options, connection) })),
+          Grid.getRow(h, c, uuid, { ...options, tenant, consistencyLevel: level(options, connection) }).pipe(
+            Cluster.explain(h, { write: false, level: level(options, connection) })
+          )),
       readAll: (name, table, options) =>
         Stream.unwrap(
           withTenant(name, table, options?.tenant, "read", (h, c, tenant, connection) =>
@@ -409,13 +414,19 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
         ),
       insertRows: (name, table, rows, options) =>
         withTenant(name, table, options?.tenant, "insert", (h, c, tenant, connection) =>
-          RowEdits.insert(h, c, rows, { tenant, consistencyLevel: level(options, connection) })),
+          RowEdits.insert(h, c, rows, { tenant, consistencyLevel: level(options, connection) }).pipe(
+            Cluster.explain(h, { write: true, level: level(options, connection) })
+          )),
       updateRows: (name, table, rows, options) =>
         withTenant(name, table, options?.tenant, "write", (h, c, tenant, connection) =>
-          RowEdits.update(h, c, rows, { tenant, consistencyLevel: level(options, connection) })),
+          RowEdits.update(h, c, rows, { tenant, consistencyLevel: level(options, connection) }).pipe(
+            Cluster.explain(h, { write: true, level: level(options, connection) })
+          )),
       deleteRows: (name, table, uuids, options) =>
         withTenant(name, table, options?.tenant, "write", (h, c, tenant, connection) =>
-          RowEdits.remove(h, c, uuids, { tenant, consistencyLevel: level(options, connection) })),
+          RowEdits.remove(h, c, uuids, { tenant, consistencyLevel: level(options, connection) }).pipe(
+            Cluster.explain(h, { write: true, level: level(options, connection) })
+          )),
       planRowEdits: (name, table, edit) =>
         withTenant(name, table, edit.tenant, edit._tag === "insert" ? "insert" : "write", (_, c, tenant, connection) =>
           Effect.succeed(RowEdits.planFor(c, { ...edit, tenant, consistencyLevel: level(edit, connection) }))),
@@ -440,16 +451,18 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
                     collection: c,
                     request: RowEdits.planDestructive(c, { _tag: "deleteWhere", where: FilterBuilder.toRestWhere(where), tenant })
                   }))),
-      sendDestructive: (name, request) => withHttp(name, (h) => RowEdits.sendDestructive(h, request)),
-      sendRowEdit: (name, request) => withHttp(name, (h) => RowEdits.send(h, request)),
+      sendDestructive: (name, request) => withHttp(name, (h) => RowEdits.sendDestructive(h, request).pipe(Cluster.explain(h, { write: true }))),
+      sendRowEdit: (name, request) =>
+        withHttp(name, (h) => RowEdits.send(h, request).pipe(Cluster.explain(h, { write: true, level: request.query["consistency_level"] }))),
       graphql: (name, query, options) =>
         withSession(name, (session, connection) => {
           const consistencyLevel = level(options, connection)
-          if (consistencyLevel === undefined) return GraphqlEditor.run(session.http, query, options)
+          const explained = Cluster.explain(session.http, { write: false, level: consistencyLevel })
+          if (consistencyLevel === undefined) return explained(GraphqlEditor.run(session.http, query, options))
           // Only replicated collections take the argument: the schema (cached) says which.
           return Effect.flatMap(CollectionSchema.list(session.http), (collections) => {
             const replicated = new Set(collections.filter((c) => ConsistencyLevel.replicated(c.raw)).map((c) => c.name))
-            return GraphqlEditor.run(session.http, query, { ...options, consistencyLevel, replicated: (name) => replicated.has(name) })
+            return explained(GraphqlEditor.run(session.http, query, { ...options, consistencyLevel, replicated: (name) => replicated.has(name) }))
           })
         }),
       rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement))

@@ -9,6 +9,7 @@
  */
 import * as Chunk from "effect/Chunk"
 import * as ConsistencyLevel from "../Schema/ConsistencyLevel.ts"
+import { serverMessage as weaviateMessage } from "./WeaviateHttp.ts"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -296,7 +297,7 @@ export const getRow = Effect.fn("Grid.getRow")(function*(
   })
   if (response.status === 404) return Option.none()
   if (response.status < 200 || response.status >= 300) {
-    return yield* new DatabaseRefused({ status: response.status, detail: http.scrub(response.text) || "no body" })
+    return yield* new DatabaseRefused({ status: response.status, detail: http.scrub(weaviateMessage(response)) })
   }
   return Option.some(rowFromObject(collection, response.json))
 })

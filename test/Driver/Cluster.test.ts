@@ -123,6 +123,111 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
     const after = structured(await callTool("list_tables", { connection_id: connectionId }))
     expect(after.tables.find((t: { name: string }) => t.name === "Rep").unreadyShards).toBeUndefined()
   })
+
+  it("consistency_level reaches Weaviate on reads and writes, and the approval shows a write's level", async () => {
+    await createReplicated()
+    const confirm = (await probeRequest("/connection", { name: "confirm", safeMode: "confirm" })).id
+    for (const level of ["ONE", "QUORUM", "ALL"]) {
+      const page = structured(await callTool("browse_table", { connection_id: connectionId, table: "Rep", limit: 5, consistency_level: level }))
+      expect(page.rows).toHaveLength(5)
+      const row = structured(await callTool("get_row", { connection_id: connectionId, table: "Rep", uuid: uuid(1), consistency_level: level }))
+      expect(row.row.title).toBe("row 1")
+      const found = structured(await callTool("vector_search", {
+        connection_id: connectionId,
+        table: "Rep",
+        mode: "near_vector",
+        vector: [1, 0, 0.5],
+        limit: 3,
+        consistency_level: level
+      }))
+      expect(found.query).toContain(`consistencyLevel: ${level}`)
+      expect(found.rows).toHaveLength(3)
+    }
+    const inserted = structured(await callTool("insert_rows", {
+      connection_id: confirm,
+      table: "Rep",
+      rows: [{ id: uuid(100), properties: { title: "written at ALL", n: 100 }, vector: [0, 1, 0] }],
+      consistency_level: "ALL"
+    }))
+    expect(inserted.applied).toBe(1)
+    const { asked } = await probeRequest("/dialog")
+    expect(JSON.stringify(asked.at(-1))).toContain("consistency level: ALL")
+    expect(JSON.stringify(asked.at(-1))).toContain("consistency_level=ALL")
+    // the CLI's graphql and browse take --consistency-level too
+    const graphql = await cluster.cli(["graphql", "cluster", "{ Get { Rep(limit: 2) { title } } }", "--consistency-level", "ALL", "--home", home, "--json"])
+    expect(graphql.code, graphql.stderr).toBe(0)
+    const browse = await cluster.cli(["browse", "cluster", "Rep", "--limit", "3", "--consistency-level", "ONE", "--home", home])
+    expect(browse.code, browse.stderr).toBe(0)
+  })
+
+  it("a node going down: reads at ONE/QUORUM succeed, ALL names the level and the node, writes at QUORUM succeed and at ALL say what may have happened, and a request waiting on the dead node is bounded by the request time-out", async () => {
+    await createReplicated()
+    const short = (await probeRequest("/connection", { name: "short", requestTimeoutSeconds: 3 })).id
+    const killed = await cluster.kill("node3")
+    expect(killed.up).toBe(false)
+    const started = Date.now()
+    const timed = async (p: Promise<any>) => {
+      const r = await p
+      return { r, ms: Date.now() - started }
+    }
+    // All at once, while Weaviate is still detecting the failure (about 20 s with 1.39's defaults).
+    const [allRead, bounded, allWrite, quorumWrite, oneRead, quorumRead] = await Promise.all([
+      timed(callTool("get_row", { connection_id: connectionId, table: "Rep", uuid: uuid(2), consistency_level: "ALL" })),
+      timed(callTool("get_row", { connection_id: short, table: "Rep", uuid: uuid(3), consistency_level: "ALL" })),
+      timed(callTool("insert_rows", {
+        connection_id: connectionId,
+        table: "Rep",
+        rows: [{ id: uuid(200), properties: { title: "at ALL while node3 is down", n: 200 }, vector: [0, 0, 1] }],
+        consistency_level: "ALL"
+      })),
+      timed(callTool("insert_rows", {
+        connection_id: connectionId,
+        table: "Rep",
+        rows: [{ id: uuid(201), properties: { title: "at QUORUM while node3 is down", n: 201 }, vector: [0, 0, 1] }],
+        consistency_level: "QUORUM"
+      })),
+      timed(callTool("get_row", { connection_id: connectionId, table: "Rep", uuid: uuid(4), consistency_level: "ONE" })),
+      timed(callTool("get_row", { connection_id: connectionId, table: "Rep", uuid: uuid(5), consistency_level: "QUORUM" }))
+    ])
+    process.stderr.write(`node3 down: ALL read ${allRead.ms} ms, bounded ${bounded.ms} ms, ALL write ${allWrite.ms} ms, QUORUM write ${quorumWrite.ms} ms\n`)
+    // reads at ONE and QUORUM
+    expect(structured(oneRead.r).row.title).toBe("row 4")
+    expect(structured(quorumRead.r).row.title).toBe("row 5")
+    // a read at ALL: the level and the node, not a connection or TLS error
+    const allReadText = toolErrorText(allRead.r)
+    expect(allReadText).toMatch(/^query_failed: Read at consistency level ALL failed: node3 did not answer/)
+    expect(allReadText).not.toMatch(/Connection failed|SSL Mode|HTTPS/)
+    // bounded by the connection's request time-out (3 s), naming the degraded cluster and the node
+    const boundedText = toolErrorText(bounded.r)
+    expect(boundedText).toMatch(/^timeout: The cluster is degraded \(.*node3.*\)/)
+    expect(boundedText).toContain("within 3 s")
+    expect(bounded.ms).toBeLessThan(10_000)
+    // a write at QUORUM is applied; at ALL the error says so, and what may have happened
+    expect(structured(quorumWrite.r).applied).toBe(1)
+    const allWriteText = JSON.stringify(allWrite.r.result.value.content)
+    expect(allWriteText).toContain("Write at consistency level ALL failed")
+    expect(allWriteText).toContain("Weaviate may have applied the write on the nodes that were up")
+    expect(allWriteText).toContain("node3")
+    // the status names the node
+    const degraded = structured(await callTool("get_connection_status", { connection_id: connectionId })).cluster
+    expect(degraded.health).toBe("degraded")
+    expect(degraded.problems.map((p: { node: string }) => p.node)).toEqual(["node3"])
+    const status = await cluster.cli(["connections", "test", "cluster", "--home", home])
+    expect(status.stdout).toMatch(/cluster degraded: node3 is/)
+  }, 120_000)
+
+  it("when the node is back the status returns to healthy, and a row written at QUORUM while it was down reads back at ALL", async () => {
+    const back = await cluster.restart("node3")
+    process.stderr.write(`node3 restarted in ${back.startupMs} ms\n`)
+    await waitForNodes(cluster, NODE1, (ns) => ns.length === 3 && ns.every((n) => n.status === "HEALTHY"))
+    const healthy = structured(await callTool("get_connection_status", { connection_id: connectionId })).cluster
+    expect(healthy.health).toBe("healthy")
+    // read-repair at ALL brings node3's copy up to date
+    const row = structured(await callTool("get_row", { connection_id: connectionId, table: "Rep", uuid: uuid(201), consistency_level: "ALL" }))
+    expect(row.row.title).toBe("at QUORUM while node3 is down")
+    // and node3 itself holds it now (asked directly, at ONE)
+    await pollUntil(async () => (await cluster.http(8082, "GET", `/v1/objects/Rep/${uuid(201)}?consistency_level=ONE`)).status === 200, "node3 to hold the row")
+  }, 180_000)
 })
 
 /** `Rep`: replication factor 3 over 3 shards, 30 rows with vectors (once per file). */
