@@ -9,6 +9,7 @@ import * as path from "node:path"
 import * as http from "node:http"
 import * as os from "node:os"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { BIN } from "../support/Cli.ts"
 import { type Cluster, clusterUnavailable, startCluster, waitForNodes } from "../weaviate/Cluster.ts"
 
 const why = clusterUnavailable()
@@ -90,6 +91,21 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
     expect(text.stdout).toContain("cluster healthy: 3 nodes (node1, node2, node3)")
     const json = await cluster.cli(["connections", "test", "cluster", "--home", home, "--json"])
     expect(JSON.parse(json.stdout).cluster.nodes.map((n: { name: string }) => n.name)).toEqual(["node1", "node2", "node3"])
+  })
+
+  it("weaviate-mcp status shows every connection's cluster health", async () => {
+    const daemon = await cluster.spawn([process.execPath, BIN, "serve", "--home", home, "--port", "0"], "listening on http://127\\.0\\.0\\.1:\\d+/mcp")
+    expect(daemon.match, JSON.stringify(daemon)).toBeDefined()
+    try {
+      const text = await cluster.cli(["status", "--home", home])
+      expect(text.code, text.stderr).toBe(0)
+      expect(text.stdout).toContain("cluster healthy: 3 nodes (node1, node2, node3)")
+      const json = JSON.parse((await cluster.cli(["status", "--home", home, "--json"])).stdout)
+      expect(json.connections[0].cluster.health).toBe("healthy")
+      expect(json.connections[0].cluster.nodes.map((n: { name: string }) => n.name)).toEqual(["node1", "node2", "node3"])
+    } finally {
+      await cluster.end(daemon.pid)
+    }
   })
 
   it("describe_table shows replication, sharding and each shard's nodes and readiness", async () => {
