@@ -187,7 +187,7 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
       return { r, ms: Date.now() - started }
     }
     // All at once, while Weaviate is still detecting the failure (about 20 s with 1.39's defaults).
-    const [allRead, bounded, allWrite, quorumWrite, oneRead, quorumRead] = await Promise.all([
+    const [allRead, bounded, allWrite, quorumWrite, oneRead, quorumRead, statement, counted] = await Promise.all([
       timed(callTool("get_row", { connection_id: connectionId, table: "Rep", uuid: uuid(2), consistency_level: "ALL" })),
       timed(callTool("get_row", { connection_id: short, table: "Rep", uuid: uuid(3), consistency_level: "ALL" })),
       timed(callTool("insert_rows", {
@@ -203,7 +203,13 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
         consistency_level: "QUORUM"
       })),
       timed(callTool("get_row", { connection_id: connectionId, table: "Rep", uuid: uuid(4), consistency_level: "ONE" })),
-      timed(callTool("get_row", { connection_id: connectionId, table: "Rep", uuid: uuid(5), consistency_level: "QUORUM" }))
+      timed(callTool("get_row", { connection_id: connectionId, table: "Rep", uuid: uuid(5), consistency_level: "QUORUM" })),
+      timed(callTool("execute_query", {
+        connection_id: connectionId,
+        query: "{ Get { Rep(limit: 50, consistencyLevel: ALL) { title } } }",
+        timeout_seconds: 2
+      })),
+      timed(callTool("count_rows", { connection_id: short, table: "Rep" }))
     ])
     process.stderr.write(`node3 down: ALL read ${allRead.ms} ms, bounded ${bounded.ms} ms, ALL write ${allWrite.ms} ms, QUORUM write ${quorumWrite.ms} ms\n`)
     // reads at ONE and QUORUM
@@ -218,6 +224,12 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
     expect(boundedText).toMatch(/^timeout: The cluster is degraded \(.*node3.*\)/)
     expect(boundedText).toContain("within 3 s")
     expect(bounded.ms).toBeLessThan(10_000)
+    // a statement is bounded by its timeout_seconds, and its time-out names the degraded cluster and the node
+    expect(statement.r.exit).toBe("failure")
+    expect(statement.r.cause).toMatch(/^RequestTimeout: Statement timed out after 2 s \(timeout_seconds\); the cluster is degraded: node3 is/)
+    expect(statement.ms).toBeLessThan(10_000)
+    // count_rows (an Aggregate, Weaviate's default level) waits on the dead node too: bounded, named
+    expect(toolErrorText(counted.r)).toMatch(/^timeout: The cluster is degraded \(.*node3.*\).*within 3 s/)
     // a write at QUORUM is applied; at ALL the error says so, and what may have happened
     expect(structured(quorumWrite.r).applied).toBe(1)
     const allWriteText = JSON.stringify(allWrite.r.result.value.content)
