@@ -109,7 +109,7 @@ export const statusCommand = Command.make("status", { home: CommonOptions.home, 
     const connections = yield* (yield* ConnectionStore).list
     const driver = yield* Driver
     const health = yield* Effect.forEach(connections, (connection) =>
-      Effect.zip(driver.health(connection.id), driver.cluster(connection.id), { concurrent: true }).pipe(
+      Effect.zip(driver.health(connection.id), driver.cluster(connection.id)).pipe(
         Effect.timeout("5 seconds"),
         Effect.match({
           onSuccess: ([h, cluster]) => ({

@@ -215,6 +215,77 @@ export const checkHealth = Effect.fn("Driver.checkHealth")(function*(http: Weavi
   } satisfies Health
 })
 
+// ===== Object reads and writes =====
+
+/** The call's consistency level, else the connection's default (else none: Weaviate's). */
+const level = (options: { readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined } | undefined, connection: Connection) =>
+  ConsistencyLevel.effective(options?.consistencyLevel, connection)
+
+/** Runs `f` on a collection and its checked tenant (the driver's `withTenant`). */
+type WithTenant = <A, E, R>(
+  name: ConnectionRef,
+  table: string,
+  tenant: string | undefined,
+  purpose: Tenants.Purpose,
+  f: (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection, tenant: string | undefined, connection: Connection) => Effect.Effect<A, E, R>
+) => Effect.Effect<A, E | LookupError | RequestError | CollectionNotFound | TenantError, R>
+
+/**
+ * The object reads and writes, each at its consistency level, each failure explained by the cluster's
+ * state (`Cluster.explain`).
+ */
+const objectOperations = (withTenant: WithTenant): Pick<Service, "browse" | "count" | "getRow" | "readAll" | "insertRows" | "updateRows" | "deleteRows"> => ({
+  browse: (name, table, request) =>
+    withTenant(name, table, request?.tenant, "read", (h, c, tenant, connection) =>
+      Grid.page(h, c, { ...request, tenant, consistencyLevel: level(request, connection) }).pipe(
+        Cluster.explain(h, { write: false, level: level(request, connection) })
+      )),
+  count: (name, table, options) =>
+    withTenant(name, table, options?.tenant, "read", (h, c, tenant) =>
+      Grid.count(h, c, { ...options, tenant }).pipe(Cluster.explain(h, { write: false }))),
+  getRow: (name, table, uuid, options) =>
+    withTenant(name, table, options?.tenant, "read", (h, c, tenant, connection) =>
+      Grid.getRow(h, c, uuid, { ...options, tenant, consistencyLevel: level(options, connection) }).pipe(
+        Cluster.explain(h, { write: false, level: level(options, connection) })
+      )),
+  readAll: (name, table, options) =>
+    Stream.unwrap(
+      withTenant(name, table, options?.tenant, "read", (h, c, tenant, connection) =>
+        Effect.succeed(Grid.readAll(h, c, { ...options, tenant, consistencyLevel: level(options, connection) })))
+    ),
+  insertRows: (name, table, rows, options) =>
+    withTenant(name, table, options?.tenant, "insert", (h, c, tenant, connection) =>
+      RowEdits.insert(h, c, rows, { tenant, consistencyLevel: level(options, connection) }).pipe(
+        Cluster.explain(h, { write: true, level: level(options, connection) })
+      )),
+  updateRows: (name, table, rows, options) =>
+    withTenant(name, table, options?.tenant, "write", (h, c, tenant, connection) =>
+      RowEdits.update(h, c, rows, { tenant, consistencyLevel: level(options, connection) }).pipe(
+        Cluster.explain(h, { write: true, level: level(options, connection) })
+      )),
+  deleteRows: (name, table, uuids, options) =>
+    withTenant(name, table, options?.tenant, "write", (h, c, tenant, connection) =>
+      RowEdits.remove(h, c, uuids, { tenant, consistencyLevel: level(options, connection) }).pipe(
+        Cluster.explain(h, { write: true, level: level(options, connection) })
+      )),
+})
+
+/** A GraphQL statement at its consistency level: only replicated collections take the argument (the schema says which). */
+const graphqlOn = (
+  http: WeaviateHttp.WeaviateHttp,
+  connection: Connection,
+  query: string | GraphqlEditor.ValidQuery,
+  options: { readonly tenant?: string | undefined; readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined } | undefined
+) => {
+  const consistencyLevel = level(options, connection)
+  const explained = Cluster.explain(http, { write: false, level: consistencyLevel })
+  if (consistencyLevel === undefined) return explained(GraphqlEditor.run(http, query, options))
+  return Effect.flatMap(CollectionSchema.list(http), (collections) => {
+    const replicated = new Set(collections.filter((c) => ConsistencyLevel.replicated(c.raw)).map((c) => c.name))
+    return explained(GraphqlEditor.run(http, query, { ...options, consistencyLevel, replicated: (name) => replicated.has(name) }))
+  })
+}
+
 // ===== Service =====
 
 interface Session {
@@ -353,10 +424,6 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       withCollection(name, table, (h, collection, connection) =>
         Effect.flatMap(Tenants.check(h, connection.id, collection, tenant, purpose), (checked) => f(h, collection, checked, connection)))
 
-    /** The call's consistency level, else the connection's default (else none: Weaviate's). */
-    const level = (options: { readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined } | undefined, connection: Connection) =>
-      ConsistencyLevel.effective(options?.consistencyLevel, connection)
-
     const health = Effect.fn("Driver.health")((name: ConnectionRef) => withHttp(name, (h) => checkHealth(h)))
 
     const test = Effect.fn("Driver.test")((connection: Connection) =>
@@ -394,39 +461,7 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       placement: (name, table) => withCollection(name, table, (h, c) => Cluster.placement(h, c)),
       unreadyShards: (name, table) =>
         withCollection(name, table, (h, c) => Effect.map(Cluster.shards(h, c.name), (list) => list.filter((s) => s.status !== "READY"))),
-      browse: (name, table, request) =>
-        withTenant(name, table, request?.tenant, "read", (h, c, tenant, connection) =>
-          Grid.page(h, c, { ...request, tenant, consistencyLevel: level(request, connection) }).pipe(
-            Cluster.explain(h, { write: false, level: level(request, connection) })
-          )),
-      count: (name, table, options) =>
-        withTenant(name, table, options?.tenant, "read", (h, c, tenant) =>
-          Grid.count(h, c, { ...options, tenant }).pipe(Cluster.explain(h, { write: false }))),
-      getRow: (name, table, uuid, options) =>
-        withTenant(name, table, options?.tenant, "read", (h, c, tenant, connection) =>
-          Grid.getRow(h, c, uuid, { ...options, tenant, consistencyLevel: level(options, connection) }).pipe(
-            Cluster.explain(h, { write: false, level: level(options, connection) })
-          )),
-      readAll: (name, table, options) =>
-        Stream.unwrap(
-          withTenant(name, table, options?.tenant, "read", (h, c, tenant, connection) =>
-            Effect.succeed(Grid.readAll(h, c, { ...options, tenant, consistencyLevel: level(options, connection) })))
-        ),
-      insertRows: (name, table, rows, options) =>
-        withTenant(name, table, options?.tenant, "insert", (h, c, tenant, connection) =>
-          RowEdits.insert(h, c, rows, { tenant, consistencyLevel: level(options, connection) }).pipe(
-            Cluster.explain(h, { write: true, level: level(options, connection) })
-          )),
-      updateRows: (name, table, rows, options) =>
-        withTenant(name, table, options?.tenant, "write", (h, c, tenant, connection) =>
-          RowEdits.update(h, c, rows, { tenant, consistencyLevel: level(options, connection) }).pipe(
-            Cluster.explain(h, { write: true, level: level(options, connection) })
-          )),
-      deleteRows: (name, table, uuids, options) =>
-        withTenant(name, table, options?.tenant, "write", (h, c, tenant, connection) =>
-          RowEdits.remove(h, c, uuids, { tenant, consistencyLevel: level(options, connection) }).pipe(
-            Cluster.explain(h, { write: true, level: level(options, connection) })
-          )),
+      ...objectOperations(withTenant),
       planRowEdits: (name, table, edit) =>
         withTenant(name, table, edit.tenant, edit._tag === "insert" ? "insert" : "write", (_, c, tenant, connection) =>
           Effect.succeed(RowEdits.planFor(c, { ...edit, tenant, consistencyLevel: level(edit, connection) }))),
@@ -454,17 +489,7 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       sendDestructive: (name, request) => withHttp(name, (h) => RowEdits.sendDestructive(h, request).pipe(Cluster.explain(h, { write: true }))),
       sendRowEdit: (name, request) =>
         withHttp(name, (h) => RowEdits.send(h, request).pipe(Cluster.explain(h, { write: true, level: request.query["consistency_level"] }))),
-      graphql: (name, query, options) =>
-        withSession(name, (session, connection) => {
-          const consistencyLevel = level(options, connection)
-          const explained = Cluster.explain(session.http, { write: false, level: consistencyLevel })
-          if (consistencyLevel === undefined) return explained(GraphqlEditor.run(session.http, query, options))
-          // Only replicated collections take the argument: the schema (cached) says which.
-          return Effect.flatMap(CollectionSchema.list(session.http), (collections) => {
-            const replicated = new Set(collections.filter((c) => ConsistencyLevel.replicated(c.raw)).map((c) => c.name))
-            return explained(GraphqlEditor.run(session.http, query, { ...options, consistencyLevel, replicated: (name) => replicated.has(name) }))
-          })
-        }),
+      graphql: (name, query, options) => withSession(name, (session, connection) => graphqlOn(session.http, connection, query, options)),
       rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement))
     })
   })

@@ -216,7 +216,7 @@ const makeRead = ({ access, driver, sampleSize }: Deps) => {
   })
 
   const metaBody = (connection: Connection) =>
-    Effect.zip(driver.health(connection), driver.cluster(connection), { concurrent: true }).pipe(
+    Effect.zip(driver.health(connection), driver.cluster(connection)).pipe(
       Effect.map(([health, cluster]) => ({ connection: toPublic(connection), reachable: true, health, cluster })),
       // Metadata describes the connection even when its server is down: say so rather than fail.
       Effect.catchAll((error) =>

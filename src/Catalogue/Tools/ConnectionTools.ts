@@ -105,10 +105,9 @@ export const getConnectionStatus = (env: ToolEnv) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
         if (InputRequired.is(connection)) return connection
-        const [health, cluster] = yield* Effect.all(
-          [env.driver.health(connection), env.driver.cluster(connection, { verbose: input.include_shards === true })],
-          { concurrency: 2 }
-        )
+        // The health check first: its own time-out answers for a database that does not answer at all.
+        const health = yield* env.driver.health(connection)
+        const cluster = yield* env.driver.cluster(connection, { verbose: input.include_shards === true })
         const result = {
           connection_id: connection.id,
           name: connection.name,
