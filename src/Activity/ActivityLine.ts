@@ -62,6 +62,8 @@ export interface Call {
   readonly durationMs: number
   /** `sha256:<hex>` of each statement the call carried. */
   readonly statements: ReadonlyArray<string>
+  /** The consistency level a write named (`consistency_level`); the member is absent otherwise. */
+  readonly consistencyLevel?: string | undefined
 }
 
 /** A line as read back. @category models */
@@ -94,7 +96,9 @@ export const formatCall = (call: Call, prev: string): { readonly text: string; r
       `,"client":${JSON.stringify(call.client)},"clientVersion":${JSON.stringify(call.clientVersion)}` +
       `,"principal":${JSON.stringify(call.principal)},"principalName":${JSON.stringify(call.principalName)}` +
       `,"era":${JSON.stringify(call.era)},"method":${JSON.stringify(call.method)},"tool":${JSON.stringify(call.tool)}` +
-      `,"connection":${JSON.stringify(call.connection)},"outcome":${JSON.stringify(call.outcome)},"code":${JSON.stringify(call.code)}` +
+      `,"connection":${JSON.stringify(call.connection)}` +
+      (call.consistencyLevel !== undefined ? `,"consistencyLevel":${JSON.stringify(call.consistencyLevel)}` : "") +
+      `,"outcome":${JSON.stringify(call.outcome)},"code":${JSON.stringify(call.code)}` +
       `,"durationMs":${JSON.stringify(Math.round(call.durationMs * 10) / 10)},"statements":${JSON.stringify(call.statements)}` +
       `,"prev":${JSON.stringify(prev)}`
   )

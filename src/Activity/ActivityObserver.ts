@@ -36,6 +36,16 @@ const named = (info: Readonly<Record<string, unknown>>) => ({
 
 const RESOURCE_CONNECTION = /^weaviate:\/\/connections\/([^/]+)/
 
+const WRITE_TOOLS = new Set(["insert_rows", "update_rows", "delete_rows"])
+
+/** The consistency level a write tool's call named, as the activity line's `consistencyLevel`. @category combinators */
+export const writeLevelOf = (tool: string | null, params: Readonly<Record<string, unknown>>): { consistencyLevel?: string } => {
+  if (tool === null || !WRITE_TOOLS.has(tool)) return {}
+  const args = params["arguments"]
+  const level = typeof args === "object" && args !== null ? (args as Record<string, unknown>)["consistency_level"] : undefined
+  return level === "ONE" || level === "QUORUM" || level === "ALL" ? { consistencyLevel: level } : {}
+}
+
 /** The connection a call names: `connection_id` of a tool or prompt, or the resource URI's. */
 const connectionOf = (method: string, params: Readonly<Record<string, unknown>>): string | null => {
   if (method === "tools/call" || method === "prompts/get") {
@@ -219,7 +229,8 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
           outcome: result.outcome,
           code: result.code,
           durationMs,
-          statements: statementsOf(tool, params)
+          statements: statementsOf(tool, params),
+          ...writeLevelOf(tool, params)
         }
         log.record(call)
         logLines.push(logLineOf(call))

@@ -42,6 +42,7 @@ export const toMcpError = (error: { readonly _tag: string; readonly message: str
     case "TenantForbidden":
       return new Forbidden({ message })
     case "ConnectionFailed":
+    case "ClusterDegraded":
       // A database that got no answer in time (the driver's default time-outs): -33003.
       return (error as { readonly code?: string }).code === "TIMEOUT" ? new RequestTimeout({ message }) : new InternalError({ message })
     default:

@@ -31,7 +31,8 @@ export const browseCommand = Command.make(
     sort: Options.text("sort").pipe(Options.withDescription("COLUMN:asc or COLUMN:desc, repeatable"), CommonOptions.repeatable),
     limit: Options.integer("limit").pipe(Options.withDescription("Rows per page (default 20)"), Options.withDefault(20)),
     offset: Options.integer("offset").pipe(Options.withDescription("First row (the grid stops at row 10,000)"), Options.withDefault(0)),
-    tenant: Options.text("tenant").pipe(Options.withDescription("Tenant of a multi-tenant collection"), Options.optional)
+    tenant: Options.text("tenant").pipe(Options.withDescription("Tenant of a multi-tenant collection"), Options.optional),
+    consistencyLevel: CommonOptions.consistencyLevel
   },
   (flags) =>
     Effect.gen(function*() {
@@ -43,7 +44,8 @@ export const browseCommand = Command.make(
         sort,
         limit: flags.limit,
         offset: flags.offset,
-        tenant: Option.getOrUndefined(flags.tenant)
+        tenant: Option.getOrUndefined(flags.tenant),
+        consistencyLevel: Option.getOrUndefined(flags.consistencyLevel)
       })
       const names = page.columns.map((c) => c.name)
       if (flags.json) {

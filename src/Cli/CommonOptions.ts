@@ -17,6 +17,15 @@ export const home = Options.directory("home").pipe(
 /** `--json`: machine-readable output. @category options */
 export const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of text"))
 
+/**
+ * `--consistency-level ONE|QUORUM|ALL`: how many replicas must answer a read (default: the connection's
+ * level, else Weaviate's own). @category options
+ */
+export const consistencyLevel = Options.choice("consistency-level", ["ONE", "QUORUM", "ALL"]).pipe(
+  Options.withDescription("Replicas that must answer on a replicated collection: ONE, QUORUM or ALL (default: the connection's, else Weaviate's)"),
+  Options.optional
+)
+
 /** The Home layer for a command's `--home` value. @category layers */
 export const homeLayer = (dir: Option.Option<string>): Layer.Layer<Home> => Home.layer(dir)
 

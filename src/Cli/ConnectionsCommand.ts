@@ -14,8 +14,9 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { ConnectionStore, type ConnectionPatch } from "../Driver/ConnectionStore.ts"
+import * as Cluster from "../Driver/Cluster.ts"
 import { Driver } from "../Driver/Driver.ts"
-import { authMethodLabel, type Connection, Host, sslModeLabel, toPublic } from "../Schema/Connection.ts"
+import { authMethodLabel, type Connection, DEFAULT_REQUEST_TIMEOUT_SECONDS, Host, sslModeLabel, toPublic } from "../Schema/Connection.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { UsageError } from "./CliErrors.ts"
 import { driverLayer, formatTable } from "./DriverCli.ts"
@@ -42,7 +43,15 @@ const settingOptions = {
   ca: Options.file("ca", { exists: "yes" }).pipe(Options.withDescription("CA certificate (PEM) for Verify CA / Verify Identity"), Options.optional),
   skipTlsVerify: Options.boolean("skip-tls-verify").pipe(Options.withDescription("Trust any certificate")),
   safeMode: Options.choice("safe-mode", ["silent", "confirm", "readOnly"]).pipe(Options.optional),
-  aiPolicy: Options.choice("ai-policy", ["blocked", "readOnly", "readWrite"]).pipe(Options.optional)
+  aiPolicy: Options.choice("ai-policy", ["blocked", "readOnly", "readWrite"]).pipe(Options.optional),
+  consistencyLevel: Options.choice("consistency-level", ["ONE", "QUORUM", "ALL"]).pipe(
+    Options.withDescription("Default consistency level of reads and writes on a replicated collection (default: Weaviate's own, QUORUM)"),
+    Options.optional
+  ),
+  requestTimeout: Options.integer("request-timeout").pipe(
+    Options.withDescription(`Seconds a request may wait for the database (default ${DEFAULT_REQUEST_TIMEOUT_SECONDS})`),
+    Options.optional
+  )
 }
 
 type SettingFlags = {
@@ -142,7 +151,9 @@ const patchOf = (
     caFile: undef(flags.ca),
     skipTlsVerify: flags.skipTlsVerify ? true : undefined,
     safeMode: undef(flags.safeMode),
-    aiPolicy: undef(flags.aiPolicy)
+    aiPolicy: undef(flags.aiPolicy),
+    consistencyLevel: undef(flags.consistencyLevel),
+    requestTimeoutSeconds: undef(flags.requestTimeout)
   })
 }
 
@@ -164,7 +175,9 @@ const describeConnection = (c: Connection) => {
     ["ca file", p.caFile ?? "-"],
     ["skip tls verify", String(p.skipTlsVerify)],
     ["safe mode", p.safeMode],
-    ["ai policy", p.aiPolicy]
+    ["ai policy", p.aiPolicy],
+    ["consistency", p.consistencyLevel ?? "Weaviate's default"],
+    ["request timeout", `${p.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS} s`]
   ].map(([k, v]) => `${k!.padEnd(16)}${v}`).join("\n")
 }
 
@@ -252,15 +265,18 @@ export const testCommand = Command.make(
       const driver = yield* Driver
       const connection = yield* (yield* ConnectionStore).get(flags.connection)
       const health = yield* driver.health(connection.id)
+      const cluster = yield* driver.cluster(connection.id)
       yield* flags.json
-        ? printJson({ id: connection.id, ok: true, ...health })
+        ? printJson({ id: connection.id, ok: true, ...health, cluster })
         : Console.log(
           `OK: ${connection.name} (${connection.baseUrl}) Weaviate ${health.version}, modules: ${
             health.modules.length === 0 ? "none" : health.modules.join(", ")
-          }, ${health.latencyMs} ms`
+          }, ${health.latencyMs} ms\n` +
+            `cluster ${Cluster.summary(cluster)}\n` +
+            cluster.nodes.map((n) => `  ${n.name}: ${n.status}${n.version !== undefined ? ` (Weaviate ${n.version})` : ""}`).join("\n")
         )
     }).pipe(Effect.provide(driverLayer(flags.home)))
-).pipe(Command.withDescription("Check a connection (GET /v1/meta, authenticated)"))
+).pipe(Command.withDescription("Check a connection (GET /v1/meta, authenticated) and its cluster (GET /v1/nodes): every node and the health, healthy, degraded or unavailable"))
 
 /** `connections remove CONN`. @category commands */
 export const removeCommand = Command.make(

@@ -25,13 +25,17 @@ export const graphqlCommand = Command.make(
     json: CommonOptions.json,
     connection: Args.text({ name: "CONN" }).pipe(Args.withDescription("Connection id or name")),
     query: Args.text({ name: "QUERY" }).pipe(Args.withDescription("The query, or - to read stdin"), Args.optional),
-    tenant: Options.text("tenant").pipe(Options.withDescription("Tenant named for every collection in the query"), Options.optional)
+    tenant: Options.text("tenant").pipe(Options.withDescription("Tenant named for every collection in the query"), Options.optional),
+    consistencyLevel: CommonOptions.consistencyLevel
   },
   (flags) =>
     Effect.gen(function*() {
       const text = Option.isNone(flags.query) || flags.query.value === "-" ? yield* readStdin : flags.query.value
       const driver = yield* Driver
-      const result = yield* driver.graphql(flags.connection, text, { tenant: Option.getOrUndefined(flags.tenant) })
+      const result = yield* driver.graphql(flags.connection, text, {
+        tenant: Option.getOrUndefined(flags.tenant),
+        consistencyLevel: Option.getOrUndefined(flags.consistencyLevel)
+      })
       if (flags.json) {
         yield* Console.log(JSON.stringify(result.kind === "grid" ? { tables: result.tables, errors: result.errors } : { data: result.data, errors: result.errors }, null, 2))
       } else if (result.kind === "grid") {

@@ -15,6 +15,7 @@ import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs/promises"
 import { readState } from "../Activity/Clients.ts"
 import { ConnectionStore } from "../Driver/ConnectionStore.ts"
+import * as Cluster from "../Driver/Cluster.ts"
 import { Driver } from "../Driver/Driver.ts"
 import * as Handshake from "../Daemon/Handshake.ts"
 import { Home } from "../Base/Home.ts"
@@ -108,10 +109,17 @@ export const statusCommand = Command.make("status", { home: CommonOptions.home, 
     const connections = yield* (yield* ConnectionStore).list
     const driver = yield* Driver
     const health = yield* Effect.forEach(connections, (connection) =>
-      driver.health(connection.id).pipe(
+      Effect.zip(driver.health(connection.id), driver.cluster(connection.id)).pipe(
         Effect.timeout("5 seconds"),
         Effect.match({
-          onSuccess: (h) => ({ id: connection.id, name: connection.name, ok: true, version: h.version, latencyMs: h.latencyMs }),
+          onSuccess: ([h, cluster]) => ({
+            id: connection.id,
+            name: connection.name,
+            ok: true,
+            version: h.version,
+            latencyMs: h.latencyMs,
+            cluster: { health: cluster.health, summary: Cluster.summary(cluster), nodes: cluster.nodes }
+          }),
           onFailure: (e) => ({ id: connection.id, name: connection.name, ok: false, error: e.message })
         })
       ), { concurrency: 4 })
@@ -138,7 +146,7 @@ export const statusCommand = Command.make("status", { home: CommonOptions.home, 
       `  AI access:   ${paused ? "PAUSED (weaviate-mcp resume)" : "on"}`,
       `  tokens:      ${tokens} active`,
       `  connections: ${health.length === 0 ? "none" : ""}`,
-      ...health.map((h) => `    ${h.ok ? "ok  " : "FAIL"} ${h.name} (${h.id})${"version" in h ? ` Weaviate ${h.version}, ${h.latencyMs} ms` : `: ${h.error}`}`)
+      ...health.map((h) => `    ${h.ok ? "ok  " : "FAIL"} ${h.name} (${h.id})${"version" in h ? ` Weaviate ${h.version}, ${h.latencyMs} ms, cluster ${h.cluster.summary}` : `: ${h.error}`}`)
     ].join("\n"))
   }).pipe(
     Effect.provide(TokenStore.layerOneShot),

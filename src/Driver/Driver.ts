@@ -18,6 +18,8 @@ import * as Stream from "effect/Stream"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import { Connection } from "../Schema/Connection.ts"
 import * as BatchImport from "./BatchImport.ts"
+import * as ConsistencyLevel from "../Schema/ConsistencyLevel.ts"
+import * as Cluster from "./Cluster.ts"
 import * as CollectionSchema from "./CollectionSchema.ts"
 import { type ConnectionNotFound, ConnectionStore, type StoreError } from "./ConnectionStore.ts"
 import type {
@@ -73,6 +75,11 @@ export interface Service {
   readonly connect: (connection: ConnectionRef) => Effect.Effect<Health, LookupError | RequestError>
   /** `GET /v1/meta`; an authentication failure drops the session. */
   readonly health: (connection: ConnectionRef) => Effect.Effect<Health, LookupError | RequestError>
+  /** The cluster's nodes and health (`Cluster.status`); verbose adds shard and object counts. */
+  readonly cluster: (
+    connection: ConnectionRef,
+    options?: { readonly verbose?: boolean }
+  ) => Effect.Effect<Cluster.Status, LookupError | RequestError>
   /** Checks settings that are not saved (or not yet): a fresh session, closed afterwards. */
   readonly test: (connection: Connection) => Effect.Effect<Health, RequestError>
   readonly disconnect: (connection: ConnectionRef) => Effect.Effect<void, LookupError>
@@ -83,6 +90,13 @@ export interface Service {
 
   readonly listCollections: (connection: ConnectionRef) => Effect.Effect<ReadonlyArray<CollectionSchema.Collection>, LookupError | RequestError>
   readonly describe: (connection: ConnectionRef, table: string) => Effect.Effect<TableDescription, LookupError | RequestError | CollectionNotFound>
+  /** Replication, sharding, and each shard's nodes and readiness (`Cluster.placement`). */
+  readonly placement: (connection: ConnectionRef, table: string) => Effect.Effect<Cluster.Placement, LookupError | RequestError | CollectionNotFound>
+  /** The shards of a collection that are not `READY` (`GET /v1/schema/{class}/shards`). */
+  readonly unreadyShards: (
+    connection: ConnectionRef,
+    table: string
+  ) => Effect.Effect<ReadonlyArray<{ readonly name: string; readonly status: string }>, LookupError | RequestError | CollectionNotFound>
   readonly browse: (
     connection: ConnectionRef,
     table: string,
@@ -97,7 +111,7 @@ export interface Service {
     connection: ConnectionRef,
     table: string,
     uuid: string,
-    options?: { readonly includeVector?: boolean; readonly tenant?: string | undefined }
+    options?: { readonly includeVector?: boolean; readonly tenant?: string | undefined; readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined }
   ) => Effect.Effect<Option.Option<Grid.Row>, LookupError | RequestError | CollectionNotFound | TenantError>
   /** Every row through the `after` cursor (export); not capped at 10,000. */
   readonly readAll: (
@@ -120,19 +134,19 @@ export interface Service {
     connection: ConnectionRef,
     table: string,
     rows: ReadonlyArray<RowEdits.NewRow>,
-    options?: { readonly tenant?: string | undefined }
+    options?: RowEdits.EditOptions
   ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound | TenantError>
   readonly updateRows: (
     connection: ConnectionRef,
     table: string,
     rows: ReadonlyArray<RowEdits.RowUpdate>,
-    options?: { readonly tenant?: string | undefined }
+    options?: RowEdits.EditOptions
   ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound | TenantError>
   readonly deleteRows: (
     connection: ConnectionRef,
     table: string,
     uuids: ReadonlyArray<string | null | undefined>,
-    options?: { readonly tenant?: string | undefined }
+    options?: RowEdits.EditOptions
   ) => Effect.Effect<RowEdits.EditResult, LookupError | RequestError | CollectionNotFound | TenantError>
   /** Plans an edit of a collection (its schema read now): the exact requests, and the skipped rows. */
   readonly planRowEdits: (
@@ -180,7 +194,7 @@ export interface Service {
   readonly graphql: (
     connection: ConnectionRef,
     query: string | GraphqlEditor.ValidQuery,
-    options?: { readonly tenant?: string | undefined }
+    options?: { readonly tenant?: string | undefined; readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined }
   ) => Effect.Effect<GraphqlEditor.EditorResult, LookupError | RequestError | StatementRefused>
   readonly rest: (
     connection: ConnectionRef,
@@ -212,6 +226,77 @@ export const checkHealth = Effect.fnUntraced(function*(http: WeaviateHttp.Weavia
     latencyMs
   } satisfies Health
 })
+
+// ===== Object reads and writes =====
+
+/** The call's consistency level, else the connection's default (else none: Weaviate's). */
+const level = (options: { readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined } | undefined, connection: Connection) =>
+  ConsistencyLevel.effective(options?.consistencyLevel, connection)
+
+/** Runs `f` on a collection and its checked tenant (the driver's `withTenant`). */
+type WithTenant = <A, E, R>(
+  name: ConnectionRef,
+  table: string,
+  tenant: string | undefined,
+  purpose: Tenants.Purpose,
+  f: (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection, tenant: string | undefined, connection: Connection) => Effect.Effect<A, E, R>
+) => Effect.Effect<A, E | LookupError | RequestError | CollectionNotFound | TenantError, R>
+
+/**
+ * The object reads and writes, each at its consistency level, each failure explained by the cluster's
+ * state (`Cluster.explain`).
+ */
+const objectOperations = (withTenant: WithTenant): Pick<Service, "browse" | "count" | "getRow" | "readAll" | "insertRows" | "updateRows" | "deleteRows"> => ({
+  browse: (name, table, request) =>
+    withTenant(name, table, request?.tenant, "read", (h, c, tenant, connection) =>
+      Grid.page(h, c, { ...request, tenant, consistencyLevel: level(request, connection) }).pipe(
+        Cluster.explain(h, { write: false, level: level(request, connection) })
+      )),
+  count: (name, table, options) =>
+    withTenant(name, table, options?.tenant, "read", (h, c, tenant) =>
+      Grid.count(h, c, { ...options, tenant }).pipe(Cluster.explain(h, { write: false }))),
+  getRow: (name, table, uuid, options) =>
+    withTenant(name, table, options?.tenant, "read", (h, c, tenant, connection) =>
+      Grid.getRow(h, c, uuid, { ...options, tenant, consistencyLevel: level(options, connection) }).pipe(
+        Cluster.explain(h, { write: false, level: level(options, connection) })
+      )),
+  readAll: (name, table, options) =>
+    Stream.unwrap(
+      withTenant(name, table, options?.tenant, "read", (h, c, tenant, connection) =>
+        Effect.succeed(Grid.readAll(h, c, { ...options, tenant, consistencyLevel: level(options, connection) })))
+    ),
+  insertRows: (name, table, rows, options) =>
+    withTenant(name, table, options?.tenant, "insert", (h, c, tenant, connection) =>
+      RowEdits.insert(h, c, rows, { tenant, consistencyLevel: level(options, connection) }).pipe(
+        Cluster.explain(h, { write: true, level: level(options, connection) })
+      )),
+  updateRows: (name, table, rows, options) =>
+    withTenant(name, table, options?.tenant, "write", (h, c, tenant, connection) =>
+      RowEdits.update(h, c, rows, { tenant, consistencyLevel: level(options, connection) }).pipe(
+        Cluster.explain(h, { write: true, level: level(options, connection) })
+      )),
+  deleteRows: (name, table, uuids, options) =>
+    withTenant(name, table, options?.tenant, "write", (h, c, tenant, connection) =>
+      RowEdits.remove(h, c, uuids, { tenant, consistencyLevel: level(options, connection) }).pipe(
+        Cluster.explain(h, { write: true, level: level(options, connection) })
+      )),
+})
+
+/** A GraphQL statement at its consistency level: only replicated collections take the argument (the schema says which). */
+const graphqlOn = (
+  http: WeaviateHttp.WeaviateHttp,
+  connection: Connection,
+  query: string | GraphqlEditor.ValidQuery,
+  options: { readonly tenant?: string | undefined; readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined } | undefined
+) => {
+  const consistencyLevel = level(options, connection)
+  const explained = Cluster.explain(http, { write: false, level: consistencyLevel })
+  if (consistencyLevel === undefined) return explained(GraphqlEditor.run(http, query, options))
+  return Effect.flatMap(CollectionSchema.list(http), (collections) => {
+    const replicated = new Set(collections.filter((c) => ConsistencyLevel.replicated(c.raw)).map((c) => c.name))
+    return explained(GraphqlEditor.run(http, query, { ...options, consistencyLevel, replicated: (name) => replicated.has(name) }))
+  })
+}
 
 // ===== Service =====
 
@@ -347,10 +432,15 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       table: string,
       tenant: string | undefined,
       purpose: Tenants.Purpose,
-      f: (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection, tenant: string | undefined) => Effect.Effect<A, E, R>
+      f: (
+        http: WeaviateHttp.WeaviateHttp,
+        collection: CollectionSchema.Collection,
+        tenant: string | undefined,
+        connection: Connection
+      ) => Effect.Effect<A, E, R>
     ) =>
       withCollection(name, table, (h, collection, connection) =>
-        Effect.flatMap(Tenants.check(h, connection.id, collection, tenant, purpose), (checked) => f(h, collection, checked)))
+        Effect.flatMap(Tenants.check(h, connection.id, collection, tenant, purpose), (checked) => f(h, collection, checked, connection)))
 
     const health = (name: ConnectionRef) => withHttp(name, (h) => checkHealth(h))
 
@@ -374,30 +464,23 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
     return Driver.of({
       connect: health,
       health,
+      cluster: Effect.fn("Driver.cluster")((name: ConnectionRef, options?: { readonly verbose?: boolean }) =>
+        withHttp(name, (h) => Cluster.status(h, options))
+      ),
       test,
       disconnect,
       isConnected: (id) => Effect.map(SynchronizedRef.get(sessions), (map) => map.has(id)),
       http,
       listCollections: (name: ConnectionRef) => withHttp(name, (h) => CollectionSchema.list(h)),
       describe,
-      browse: (name, table, request) =>
-        withTenant(name, table, request?.tenant, "read", (h, c, tenant) => Grid.page(h, c, { ...request, tenant })),
-      count: (name, table, options) =>
-        withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Grid.count(h, c, { ...options, tenant })),
-      getRow: (name, table, uuid, options) =>
-        withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Grid.getRow(h, c, uuid, { ...options, tenant })),
-      readAll: (name, table, options) =>
-        Stream.unwrap(withTenant(name, table, options?.tenant, "read", (h, c, tenant) => Effect.succeed(Grid.readAll(h, c, { ...options, tenant })))),
+      placement: (name, table) => withCollection(name, table, (h, c) => Cluster.placement(h, c)),
+      unreadyShards: (name, table) =>
+        withCollection(name, table, (h, c) => Effect.map(Cluster.shards(h, c.name), (list) => list.filter((s) => s.status !== "READY"))),
+      ...objectOperations(withTenant),
       writeAll: (name, table, rows, options) => Stream.unwrap(withTenant(name, table, options?.tenant, "insert", writeAllTo(rows, options))),
-      insertRows: (name, table, rows, options) =>
-        withTenant(name, table, options?.tenant, "insert", (h, c, tenant) => RowEdits.insert(h, c, rows, { tenant })),
-      updateRows: (name, table, rows, options) =>
-        withTenant(name, table, options?.tenant, "write", (h, c, tenant) => RowEdits.update(h, c, rows, { tenant })),
-      deleteRows: (name, table, uuids, options) =>
-        withTenant(name, table, options?.tenant, "write", (h, c, tenant) => RowEdits.remove(h, c, uuids, { tenant })),
       planRowEdits: (name, table, edit) =>
-        withTenant(name, table, edit.tenant, edit._tag === "insert" ? "insert" : "write", (_, c, tenant) =>
-          Effect.succeed(RowEdits.planFor(c, { ...edit, tenant }))),
+        withTenant(name, table, edit.tenant, edit._tag === "insert" ? "insert" : "write", (_, c, tenant, connection) =>
+          Effect.succeed(RowEdits.planFor(c, { ...edit, tenant, consistencyLevel: level(edit, connection) }))),
       tenants: (name, table) =>
         withCollection(name, table, (h, collection, connection) =>
           collection.multiTenancy
@@ -419,9 +502,10 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
                     collection: c,
                     request: RowEdits.planDestructive(c, { _tag: "deleteWhere", where: FilterBuilder.toRestWhere(where), tenant })
                   }))),
-      sendDestructive: (name, request) => withHttp(name, (h) => RowEdits.sendDestructive(h, request)),
-      sendRowEdit: (name, request) => withHttp(name, (h) => RowEdits.send(h, request)),
-      graphql: (name, query, options) => withHttp(name, (h) => GraphqlEditor.run(h, query, options)),
+      sendDestructive: (name, request) => withHttp(name, (h) => RowEdits.sendDestructive(h, request).pipe(Cluster.explain(h, { write: true }))),
+      sendRowEdit: (name, request) =>
+        withHttp(name, (h) => RowEdits.send(h, request).pipe(Cluster.explain(h, { write: true, level: request.query["consistency_level"] }))),
+      graphql: (name, query, options) => withSession(name, (session, connection) => graphqlOn(session.http, connection, query, options)),
       rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement))
     })
   })

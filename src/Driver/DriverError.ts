@@ -106,8 +106,50 @@ export class UnexpectedResponse extends Schema.TaggedError<UnexpectedResponse>()
   }
 }
 
+/**
+ * Weaviate could not reach as many replicas as the consistency level asks (`cannot achieve
+ * consistency level`, `cannot reach enough replicas`). `nodes` are the nodes the cluster's status
+ * named as unhealthy or missing when this happened. A write may have been applied on the replicas
+ * that answered: Weaviate does not roll it back.
+ *
+ * @category errors
+ */
+export class ConsistencyNotReached extends Schema.TaggedError<ConsistencyNotReached>()("ConsistencyNotReached", {
+  level: Schema.String,
+  write: Schema.Boolean,
+  nodes: Schema.Array(Schema.String),
+  detail: Schema.String
+}) {
+  override get message() {
+    const who = this.nodes.length === 0 ? "a replica did not answer" : `${this.nodes.join(", ")} did not answer (the cluster is degraded)`
+    const what = this.write
+      ? `Write at consistency level ${this.level} failed: ${who}. Weaviate may have applied the write on the nodes that were up; ` +
+        "it is not rolled back, so read the row before retrying (a retry at QUORUM may succeed)"
+      : `Read at consistency level ${this.level} failed: ${who}; a read at ONE or QUORUM may succeed`
+    return `${what}. Weaviate: ${this.detail}`
+  }
+}
+
+/**
+ * A request failed (no answer in time, or the connection closed) while the cluster is degraded: a
+ * node died and the request waited on it. `reason` is the request's own failure.
+ *
+ * @category errors
+ */
+export class ClusterDegraded extends Schema.TaggedError<ClusterDegraded>()("ClusterDegraded", {
+  nodes: Schema.Array(Schema.String),
+  status: Schema.String,
+  reason: Schema.String,
+  code: Schema.optional(Schema.String)
+}) {
+  override get message() {
+    return `The cluster is degraded (${this.status}): the request failed, most likely waiting on ${this.nodes.join(", ")}: ` +
+      `${this.reason}. Until Weaviate notices the node is down (about 20 s), requests that need it wait; retry then, or read at ONE or QUORUM`
+  }
+}
+
 /** Every error a call to the database can end with. @category errors */
-export type RequestError = AuthenticationFailed | ConnectionFailed | DatabaseRefused | UnexpectedResponse
+export type RequestError = AuthenticationFailed | ConnectionFailed | DatabaseRefused | UnexpectedResponse | ConsistencyNotReached | ClusterDegraded
 
 /**
  * A tenant that cannot be used: none given for a multi-tenant collection (the message lists at most

@@ -8,6 +8,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as ConsistencyLevel from "../Schema/ConsistencyLevel.ts"
 import * as Either from "effect/Either"
 import {
   type ArgumentNode,
@@ -99,6 +100,47 @@ export const withTenant = (query: ValidQuery, tenant: string): ValidQuery => {
         s.kind === Kind.FIELD && ROOTS_WITH_CLASSES.has(s.name.value) && s.selectionSet !== undefined
           ? { ...s, selectionSet: addTenant(s.selectionSet) }
           : s
+      )
+    }
+  }
+  const document: DocumentNode = {
+    ...query.document,
+    definitions: query.document.definitions.map((d) => (d === query.operation ? operation : d))
+  }
+  return { text: print(document), document, operation, fragments: query.fragments }
+}
+
+/**
+ * The query with `consistencyLevel: LEVEL` on every replicated collection of its `Get` (the only root
+ * that takes it) that does not name one already.
+ *
+ * @category combinators
+ */
+export const withConsistencyLevel = (
+  query: ValidQuery,
+  level: ConsistencyLevel.ConsistencyLevel,
+  /** whether a collection takes the argument (`ConsistencyLevel.replicated`) */
+  replicated: (collection: string) => boolean
+): ValidQuery => {
+  const argument: ArgumentNode = {
+    kind: Kind.ARGUMENT,
+    name: { kind: Kind.NAME, value: "consistencyLevel" },
+    value: { kind: Kind.ENUM, value: level }
+  }
+  const add = (set: SelectionSetNode): SelectionSetNode => ({
+    ...set,
+    selections: set.selections.map((s) =>
+      s.kind === Kind.FIELD && replicated(s.name.value) && !(s.arguments ?? []).some((a) => a.name.value === "consistencyLevel")
+        ? { ...s, arguments: [...(s.arguments ?? []), argument] }
+        : s
+    )
+  })
+  const operation: OperationDefinitionNode = {
+    ...query.operation,
+    selectionSet: {
+      ...query.operation.selectionSet,
+      selections: query.operation.selectionSet.selections.map((s) =>
+        s.kind === Kind.FIELD && s.name.value === "Get" && s.selectionSet !== undefined ? { ...s, selectionSet: add(s.selectionSet) } : s
       )
     }
   }
@@ -243,10 +285,18 @@ export const toResult = (
 export const run = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   statement: string | ValidQuery,
-  options: { readonly tenant?: string | undefined } = {}
+  options: {
+    readonly tenant?: string | undefined
+    readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined
+    /** the collections with a replication factor above 1 (needed with `consistencyLevel`) */
+    readonly replicated?: (collection: string) => boolean
+  } = {}
 ): Effect.fn.Return<EditorResult, RequestError | StatementRefused> {
   let query = typeof statement === "string" ? yield* validate(statement) : statement
   if (options.tenant !== undefined) query = withTenant(query, options.tenant)
+  if (options.consistencyLevel !== undefined) {
+    query = withConsistencyLevel(query, options.consistencyLevel, options.replicated ?? (() => true))
+  }
   const response = yield* http.graphql(query.text)
   return toResult(query, response)
 })

@@ -8,6 +8,8 @@
  * @since 0.1.0
  */
 import * as Chunk from "effect/Chunk"
+import * as ConsistencyLevel from "../Schema/ConsistencyLevel.ts"
+import { serverMessage as weaviateMessage } from "./WeaviateHttp.ts"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
@@ -32,6 +34,8 @@ export interface PageRequest {
   readonly limit?: number
   readonly offset?: number
   readonly tenant?: string | undefined
+  /** `consistency_level` (REST) / `consistencyLevel` (GraphQL `Get`); none: Weaviate's default. */
+  readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined
 }
 
 /** @category models */
@@ -213,7 +217,14 @@ export const page = Effect.fnUntraced(function*(
     const response = yield* http.requestOk({
       method: "GET",
       path: "/v1/objects",
-      query: { class: collection.name, limit: String(limit), offset: String(offset), include: "vector", tenant: request.tenant }
+      query: {
+        class: collection.name,
+        limit: String(limit),
+        offset: String(offset),
+        include: "vector",
+        tenant: request.tenant,
+        ...ConsistencyLevel.query(request.consistencyLevel)
+      }
     })
     const objects = record(response.json).objects
     if (objects !== undefined && !Array.isArray(objects)) {
@@ -226,7 +237,8 @@ export const page = Effect.fnUntraced(function*(
     ["sort", sort],
     ["limit", String(limit)],
     ["offset", String(offset)],
-    ["tenant", request.tenant === undefined ? undefined : FilterBuilder.graphqlString(request.tenant)]
+    ["tenant", request.tenant === undefined ? undefined : FilterBuilder.graphqlString(request.tenant)],
+    ["consistencyLevel", ConsistencyLevel.replicated(collection.raw) ? request.consistencyLevel : undefined]
   ])
   const response = yield* http.graphql(`{ Get { ${collection.name}${args} { ${selection(collection)} } } }`)
   const failure = graphqlFailure(response)
@@ -268,16 +280,24 @@ export const getRow = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   collection: Collection,
   uuid: string,
-  options: { readonly includeVector?: boolean; readonly tenant?: string | undefined } = {}
+  options: {
+    readonly includeVector?: boolean
+    readonly tenant?: string | undefined
+    readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined
+  } = {}
 ): Effect.fn.Return<Option.Option<Row>, RequestError> {
   const response = yield* http.request({
     method: "GET",
     path: `/v1/objects/${encodeURIComponent(collection.name)}/${encodeURIComponent(uuid)}`,
-    query: { include: options.includeVector === false ? undefined : "vector", tenant: options.tenant }
+    query: {
+      include: options.includeVector === false ? undefined : "vector",
+      tenant: options.tenant,
+      ...ConsistencyLevel.query(options.consistencyLevel)
+    }
   })
   if (response.status === 404) return Option.none()
   if (response.status < 200 || response.status >= 300) {
-    return yield* new DatabaseRefused({ status: response.status, detail: http.scrub(response.text) || "no body" })
+    return yield* new DatabaseRefused({ status: response.status, detail: http.scrub(weaviateMessage(response)) })
   }
   return Option.some(rowFromObject(collection, response.json))
 })
@@ -290,8 +310,8 @@ export interface ReadAllOptions {
   readonly after?: string | undefined
   /** Ask for the vectors (default true); without them a row's vector cells are null. */
   readonly includeVector?: boolean
-  /** Weaviate's `consistency_level` (`ONE`, `QUORUM`, `ALL`), passed as it is. */
-  readonly consistencyLevel?: string | undefined
+  /** Weaviate's `consistency_level` (`ONE`, `QUORUM`, `ALL`). */
+  readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined
 }
 
 /**
@@ -316,7 +336,7 @@ export const readAll = (
         after,
         include,
         tenant: options.tenant,
-        consistency_level: options.consistencyLevel
+        ...ConsistencyLevel.query(options.consistencyLevel)
       }
     }).pipe(
       Effect.flatMap((response) => {

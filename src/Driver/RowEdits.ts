@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as ConsistencyLevel from "../Schema/ConsistencyLevel.ts"
 import type { Collection } from "./CollectionSchema.ts"
 import type { RequestError } from "./DriverError.ts"
 import type { WeaviateHttp } from "./WeaviateHttp.ts"
@@ -138,10 +139,20 @@ export interface Plan {
 }
 
 /** What a caller asks for; `planFor` turns it into requests. @category models */
-export type Edit =
+export type Edit = (
   | { readonly _tag: "insert"; readonly rows: ReadonlyArray<NewRow>; readonly tenant?: string | undefined }
   | { readonly _tag: "update"; readonly rows: ReadonlyArray<RowUpdate>; readonly tenant?: string | undefined }
   | { readonly _tag: "delete"; readonly uuids: ReadonlyArray<string | null | undefined>; readonly tenant?: string | undefined }
+) & {
+  /** `consistency_level` of every request; none: Weaviate's default. */
+  readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined
+}
+
+/** Options of a row edit. @category models */
+export interface EditOptions {
+  readonly tenant?: string | undefined
+  readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined
+}
 
 const objectPath = (collection: Collection, uuid: string) =>
   `/v1/objects/${encodeURIComponent(collection.name)}/${encodeURIComponent(uuid)}`
@@ -150,7 +161,10 @@ const hasUuid = (uuid: string | null | undefined): uuid is string => typeof uuid
 
 const READ_ONLY_COLUMNS = new Set(["uuid", "vector"])
 
-const tenantQuery = (tenant: string | undefined): Readonly<Record<string, string>> => tenant === undefined ? {} : { tenant }
+const tenantQuery = (tenant: string | undefined, level?: ConsistencyLevel.ConsistencyLevel): Readonly<Record<string, string>> => ({
+  ...(tenant === undefined ? {} : { tenant }),
+  ...ConsistencyLevel.query(level)
+})
 
 /**
  * The requests of an edit, one per row: `POST /v1/objects` for a new row (with its `id` only when one
@@ -171,7 +185,7 @@ export const planFor = (collection: Collection, edit: Edit): Plan => {
           request: {
             method: "POST",
             path: "/v1/objects",
-            query: {},
+            query: ConsistencyLevel.query(edit.consistencyLevel),
             body: {
               class: collection.name,
               properties: row.properties,
@@ -195,7 +209,7 @@ export const planFor = (collection: Collection, edit: Edit): Plan => {
             request: {
               method: "PATCH",
               path: objectPath(collection, row.uuid),
-              query: tenantQuery(tenant),
+              query: tenantQuery(tenant, edit.consistencyLevel),
               body: { class: collection.name, properties, ...inBody },
               uuid: row.uuid
             }
@@ -207,7 +221,7 @@ export const planFor = (collection: Collection, edit: Edit): Plan => {
         collection: collection.name,
         steps: edit.uuids.map((uuid, index): Step =>
           hasUuid(uuid)
-            ? { index, request: { method: "DELETE", path: objectPath(collection, uuid), query: tenantQuery(tenant), uuid } }
+            ? { index, request: { method: "DELETE", path: objectPath(collection, uuid), query: tenantQuery(tenant, edit.consistencyLevel), uuid } }
             : { index, skipped: "the row has no uuid; delete skipped" }
         )
       }
@@ -276,8 +290,9 @@ export const insert = (
   http: WeaviateHttp,
   collection: Collection,
   rows: ReadonlyArray<NewRow>,
-  options: { readonly tenant?: string | undefined } = {}
-): Effect.Effect<EditResult, RequestError> => apply(http, planFor(collection, { _tag: "insert", rows, tenant: options.tenant }))
+  options: EditOptions = {}
+): Effect.Effect<EditResult, RequestError> =>
+  apply(http, planFor(collection, { _tag: "insert", rows, tenant: options.tenant, consistencyLevel: options.consistencyLevel }))
 
 /**
  * Saves edited cells; rows without a uuid are skipped (and logged) without a request.
@@ -288,8 +303,9 @@ export const update = (
   http: WeaviateHttp,
   collection: Collection,
   rows: ReadonlyArray<RowUpdate>,
-  options: { readonly tenant?: string | undefined } = {}
-): Effect.Effect<EditResult, RequestError> => apply(http, planFor(collection, { _tag: "update", rows, tenant: options.tenant }))
+  options: EditOptions = {}
+): Effect.Effect<EditResult, RequestError> =>
+  apply(http, planFor(collection, { _tag: "update", rows, tenant: options.tenant, consistencyLevel: options.consistencyLevel }))
 
 /**
  * Deletes rows by uuid; an empty uuid is skipped (and logged) without a request.
@@ -300,5 +316,6 @@ export const remove = (
   http: WeaviateHttp,
   collection: Collection,
   uuids: ReadonlyArray<string | null | undefined>,
-  options: { readonly tenant?: string | undefined } = {}
-): Effect.Effect<EditResult, RequestError> => apply(http, planFor(collection, { _tag: "delete", uuids, tenant: options.tenant }))
+  options: EditOptions = {}
+): Effect.Effect<EditResult, RequestError> =>
+  apply(http, planFor(collection, { _tag: "delete", uuids, tenant: options.tenant, consistencyLevel: options.consistencyLevel }))

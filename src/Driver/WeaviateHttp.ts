@@ -23,8 +23,10 @@ import * as FiberRef from "effect/FiberRef"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs/promises"
+import * as NodeNet from "node:net"
+import * as NodeTls from "node:tls"
 import { Agent } from "undici"
-import type { Connection } from "../Schema/Connection.ts"
+import { type Connection, DEFAULT_REQUEST_TIMEOUT_SECONDS } from "../Schema/Connection.ts"
 import {
   AuthenticationFailed,
   ConnectionFailed,
@@ -71,13 +73,29 @@ export class Timeouts extends Context.Reference<Timeouts>()("weaviate-mcp/Weavia
 /** The code of `ConnectionFailed` for a call that got no answer in time. @category constants */
 export const TIMEOUT_CODE = "TIMEOUT"
 
-const defaultTimeout = (req: Request, timeouts: Timeouts["Type"]): number => {
+/**
+ * A request's own time-out on Effect's `Clock` (health checks, schema reads, an explicit `timeoutMs`);
+ * 0 for the others, which are bounded by the connection's request time-out (`requestTimeoutMs`).
+ */
+const clockTimeout = (req: Request, timeouts: Timeouts["Type"]): number => {
   if (req.timeoutMs !== undefined) return req.timeoutMs
-  if (req.method !== "GET") return 0
-  if (req.path === "/v1/meta") return timeouts.healthMs
-  if (req.path === "/v1/schema" || req.path.startsWith("/v1/schema/")) return timeouts.schemaMs
+  if (req.method === "GET" && req.path === "/v1/meta") return timeouts.healthMs
+  if (req.method === "GET" && (req.path === "/v1/schema" || req.path.startsWith("/v1/schema/"))) return timeouts.schemaMs
   return 0
 }
+
+/**
+ * The connection's request time-out: a node that died holds a request until Weaviate notices; this
+ * bounds every request without a time-out of its own. A timer on the request itself (no timed race,
+ * so a tool call keeps its one fiber).
+ */
+const requestTimeoutMs = (connection: Connection) => (connection.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS) * 1000
+
+const timedOut = (connection: Connection, req: Request, timeoutMs: number) =>
+  new ConnectionFailed({
+    reason: `${connection.host}:${connection.port} did not answer ${req.method} ${req.path} within ${timeoutMs / 1000} s (time-out)`,
+    code: TIMEOUT_CODE
+  })
 
 /** A response with any status (401 and 403 are already turned into `AuthenticationFailed`). @category models */
 export interface Response {
@@ -259,17 +277,31 @@ const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts }: SendC
    * HttpClient around the same agent cost 4x the CPU per request: request objects copied per
    * setter, a span and header attributes per request, a finalization registry per response.)
    */
-  const exchange = (req: Request, headers: Record<string, string>, body: string | undefined) =>
+  const exchange = (req: Request, headers: Record<string, string>, body: string | undefined, boundMs: number) =>
     Effect.async<Response, ConnectionFailed>((resume, signal) => {
       let status: number | undefined
-      agent.request({ origin: baseUrl, path: pathWithQuery(req), method: req.method, headers, body: body ?? null, signal })
+      const controller = new AbortController()
+      const abort = () => controller.abort()
+      signal.addEventListener("abort", abort, { once: true })
+      let expired = false
+      const timer = boundMs > 0 ? setTimeout(() => ((expired = true), controller.abort()), boundMs) : undefined
+      const done = (effect: Effect.Effect<Response, ConnectionFailed>) => {
+        if (timer !== undefined) clearTimeout(timer)
+        signal.removeEventListener("abort", abort)
+        if (!signal.aborted) resume(effect)
+      }
+      agent.request({ origin: baseUrl, path: pathWithQuery(req), method: req.method, headers, body: body ?? null, signal: controller.signal })
         .then((answer) => {
           status = answer.statusCode
           const contentType = answer.headers["content-type"]
           return answer.body.text().then((raw) => {
             // Servers may echo a rejected key: it never leaves this module.
             const text = scrub(raw)
-            resume(Effect.succeed({
+            // Go's TLS server answers a plain-HTTP request with this 400: the SSL mode is wrong.
+            if (answer.statusCode === 400 && PLAIN_TO_TLS.test(text)) {
+              return done(Effect.fail(new ConnectionFailed({ reason: `${connection.host}:${connection.port} ${TLS_PORT_HINT}`, code: "HTTP_TO_HTTPS" })))
+            }
+            done(Effect.succeed({
               status: answer.statusCode,
               contentType: Array.isArray(contentType) ? contentType.join(", ") : contentType,
               text,
@@ -278,7 +310,16 @@ const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts }: SendC
           })
         })
         .catch((cause: unknown) => {
-          if (!signal.aborted) resume(Effect.fail(transportFailure(connection, { cause, status }, scrub)))
+          if (expired) return done(Effect.fail(timedOut(connection, req, boundMs)))
+          const failure = transportFailure(connection, { cause, status }, scrub)
+          // A connection closed without an answer is a TLS symptom only when the port does speak TLS
+          // (a node that died closes connections too).
+          done(
+            connection.sslMode === "disabled" && status === undefined && CLOSED.has(failure.code ?? "")
+              ? Effect.flatMap(speaksTls(connection.host, connection.port), (tls) =>
+                Effect.fail(tls ? new ConnectionFailed({ reason: `${failure.reason}; ${TLS_PORT_HINT}`, code: failure.code! }) : failure))
+              : Effect.fail(failure)
+          )
         })
     })
 
@@ -293,6 +334,8 @@ const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts }: SendC
     if (traceState !== undefined) headers.tracestate = traceState
     const body = req.body === undefined ? undefined : "json" in req.body ? JSON.stringify(req.body.json) : req.body.text
     if (body !== undefined) headers["content-type"] = "application/json"
+    const timeoutMs = clockTimeout(req, timeouts)
+    const bound = timeoutMs > 0 ? 0 : requestTimeoutMs(connection)
     const traced = Effect.withFiberRuntime<Response, ConnectionFailed>((fiber) =>
       Tracing.isTraced(fiber)
         ? Effect.useSpan(`http.client ${req.method}`, { kind: "client", captureStackTrace: false }, (span) => {
@@ -308,23 +351,18 @@ const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts }: SendC
           }
           headers.traceparent = `00-${span.traceId}-${span.spanId}-${span.sampled ? "01" : "00"}`
           headers.b3 = `${span.traceId}-${span.spanId}-${span.sampled ? "1" : "0"}${span.parent._tag === "Some" ? `-${span.parent.value.spanId}` : ""}`
-          return Effect.tap(exchange(req, headers, body), (response) =>
+          return Effect.tap(exchange(req, headers, body, bound), (response) =>
             Effect.sync(() => {
               span.attribute("http.response.status_code", response.status)
               if (response.contentType !== undefined) span.attribute("http.response.header.content-type", response.contentType)
             }))
         })
-        : exchange(req, headers, body)
+        : exchange(req, headers, body, bound)
     )
-    const timeoutMs = defaultTimeout(req, timeouts)
     return (timeoutMs > 0
       ? Effect.timeoutFail(traced, {
         duration: timeoutMs,
-        onTimeout: () =>
-          new ConnectionFailed({
-            reason: `${connection.host}:${connection.port} did not answer ${req.method} ${req.path} within ${timeoutMs / 1000} s (time-out)`,
-            code: TIMEOUT_CODE
-          })
+        onTimeout: () => timedOut(connection, req, timeoutMs)
       })
       : traced).pipe(
       Effect.flatMap((response) =>
@@ -350,6 +388,38 @@ const pathWithQuery = (req: Request): string => {
   const query = params.toString()
   return query === "" ? req.path : `${req.path}${req.path.includes("?") ? "&" : "?"}${query}`
 }
+
+const CLOSED = new Set(["UND_ERR_SOCKET", "ECONNRESET", "EPIPE"])
+
+const PLAIN_TO_TLS = /client sent an http request to an https server/i
+
+const TLS_PORT_HINT = "speaks HTTPS (TLS) on this port: the server uses HTTPS, choose an SSL Mode other than Disabled"
+
+/**
+ * Whether host:port completes a TLS handshake (any certificate), within 2 s: the evidence that a
+ * connection closed without an answer was a TLS server refusing plain HTTP, and not, say, a node that
+ * died with the request.
+ */
+const speaksTls = (host: string, port: number): Effect.Effect<boolean> =>
+  Effect.async<boolean>((resume) => {
+    const socket = NodeTls.connect({ host, port, rejectUnauthorized: false, ...(NodeNet.isIP(host) === 0 ? { servername: host } : {}) })
+    let finished = false
+    const done = (tls: boolean) => {
+      if (finished) return
+      finished = true
+      clearTimeout(timer)
+      socket.destroy()
+      resume(Effect.succeed(tls))
+    }
+    const timer = setTimeout(() => done(false), 2_000)
+    socket.once("secureConnect", () => done(true))
+    socket.once("error", () => done(false))
+    socket.once("close", () => done(false))
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      socket.destroy()
+    })
+  })
 
 const parseJson = (text: string): unknown => {
   if (text.length === 0) return undefined
@@ -457,9 +527,8 @@ export const transportFailure = (
     // The status line and headers arrived in plain HTTP, so the port does speak it: no HTTPS hint.
     reason = `${where} closed the connection in the middle of its answer (HTTP ${error.status}; ${detail})`
   } else if (code === "UND_ERR_SOCKET" || code === "ECONNRESET" || code === "EPIPE") {
-    reason = connection.sslMode === "disabled"
-      ? `${where} closed the connection (${detail}); if the server uses HTTPS, choose an SSL Mode other than Disabled`
-      : `${where} closed the connection (${detail})`
+    // No TLS hint here: a node that died closes connections too (see `speaksTls`).
+    reason = `${where} closed the connection (${detail})`
   } else {
     reason = `${where}: ${detail}`
   }

@@ -8,6 +8,7 @@
  */
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import { ConsistencyLevel } from "./ConsistencyLevel.ts"
 import { AiPolicy, SafeMode } from "./Policy.ts"
 
 /**
@@ -71,8 +72,24 @@ export const ConnectionFields = {
   /** Advanced: trust any certificate, including under `Verify CA` and `Verify Identity`. */
   skipTlsVerify: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   safeMode: Schema.optionalWith(SafeMode, { default: () => "confirm" as const }),
-  aiPolicy: Schema.optionalWith(AiPolicy, { default: () => "readWrite" as const })
+  aiPolicy: Schema.optionalWith(AiPolicy, { default: () => "readWrite" as const }),
+  /** The consistency level of reads and writes that name none; without it Weaviate's default applies. */
+  consistencyLevel: Schema.optional(ConsistencyLevel),
+  /**
+   * Seconds a data request may wait for Weaviate (`DEFAULT_REQUEST_TIMEOUT_SECONDS` when absent): a
+   * request held by a node that died and that Weaviate has not yet noticed is bounded by it.
+   */
+  requestTimeoutSeconds: Schema.optional(Schema.Int.pipe(Schema.between(1, 3600, { message: () => "seconds from 1 to 3600" })))
 }
+
+/**
+ * The default of `requestTimeoutSeconds`. Weaviate 1.39 notices a dead node within about 20 s (its
+ * memberlist failure detection) and a request waiting on that node then fails with Weaviate's own
+ * message; 30 s lets that message through, and still ends a call the issue saw hang for 60 s.
+ *
+ * @category constants
+ */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30
 
 /** @category schemas */
 export const ConnectionInput = Schema.Struct(ConnectionFields)
@@ -125,6 +142,8 @@ export interface PublicConnection {
   readonly skipTlsVerify: boolean
   readonly safeMode: SafeMode
   readonly aiPolicy: AiPolicy
+  readonly consistencyLevel?: ConsistencyLevel
+  readonly requestTimeoutSeconds?: number
   readonly url: string
 }
 
@@ -142,5 +161,7 @@ export const toPublic = (c: Connection): PublicConnection => ({
   skipTlsVerify: c.skipTlsVerify,
   safeMode: c.safeMode,
   aiPolicy: c.aiPolicy,
+  ...(c.consistencyLevel !== undefined ? { consistencyLevel: c.consistencyLevel } : {}),
+  ...(c.requestTimeoutSeconds !== undefined ? { requestTimeoutSeconds: c.requestTimeoutSeconds } : {}),
   url: c.baseUrl
 })

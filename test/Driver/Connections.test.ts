@@ -3,6 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Stream from "effect/Stream"
 import * as NodeFs from "node:fs"
+import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
@@ -38,6 +39,10 @@ describe("SSL modes against the HTTPS instance", () => {
   it("Disabled is plain HTTP (an HTTPS server closes the connection)", async () => {
     const error = await failureOf(runtime, health({ host: "127.0.0.1", sslMode: "disabled" }))
     assert.match(error.message, /^Connection failed: /)
+  })
+  it("the TLS hint appears when the failure looks like TLS: plain HTTP sent to a port that speaks HTTPS", async () => {
+    const error = await failureOf(runtime, health({ host: "127.0.0.1", sslMode: "disabled" }))
+    assert.match(error.message, /choose an SSL Mode other than Disabled/)
   })
   it("Preferred accepts a self-signed certificate", async () => {
     const result = await runtime.runPromise(health({ host: "127.0.0.1", sslMode: "preferred" }))
@@ -211,6 +216,19 @@ describe("Connections and calls", () => {
     const c = await add(runtime, { name: "gone", host: "127.0.0.1", port })
     const error = await failureOf(runtime, Effect.flatMap(Driver, (d) => d.health(c.id)))
     assert.match(error.message, /^Connection failed: nothing accepts connections on 127\.0\.0\.1:\d+/)
+  })
+  it("the TLS hint appears only when the failure looks like TLS: a plain port that closes the connection gets none", async () => {
+    // What a node that dies mid-request looks like: the connection closes, and the port speaks no TLS.
+    const server = NodeNet.createServer((socket) => socket.once("data", () => socket.destroy()))
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    try {
+      const c = await add(runtime, { name: "closes", host: "127.0.0.1", port: (server.address() as NodeNet.AddressInfo).port })
+      const error = await failureOf(runtime, Effect.flatMap(Driver, (d) => d.health(c.id)))
+      assert.match(error.message, /^Connection failed: 127\.0\.0\.1:\d+ closed the connection/)
+      assert.notMatch(error.message, /SSL Mode|HTTPS/)
+    } finally {
+      server.close()
+    }
   })
   it("interrupting a call aborts its HTTP request", async () => {
     const c = await add(runtime, { name: "hang", host: "127.0.0.1", port: w.port })

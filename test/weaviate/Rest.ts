@@ -113,6 +113,8 @@ export class RestApi {
       { pattern: ["schema"], methods: { GET: h(this.schemaDump), POST: h(this.schemaCreate) } },
       { pattern: ["schema", ":className"], methods: { GET: h(this.schemaGet), DELETE: h(this.schemaDelete), PUT: h(this.schemaUpdate) } },
       { pattern: ["schema", ":className", "properties"], methods: { POST: h(this.schemaAddProperty) } },
+      { pattern: ["schema", ":className", "shards"], methods: { GET: h(this.shardsGet) } },
+      { pattern: ["cluster", "statistics"], methods: { GET: h(this.clusterStatistics) } },
       {
         pattern: ["schema", ":className", "tenants"],
         methods: { GET: h(this.tenantsGet), POST: h(this.tenantsCreate), PUT: h(this.tenantsUpdate), DELETE: h(this.tenantsDelete) }
@@ -219,13 +221,16 @@ export class RestApi {
       operationalMode: "ReadWrite",
       shards: verbose
         ? shards.map((s) => ({
+            asyncReplicationStatus: [],
             class: s.c.name,
             name: s.name,
             objectCount: s.count,
             vectorIndexingStatus: "READY",
             vectorQueueLength: 0,
             compressed: false,
-            loaded: true
+            loaded: true,
+            numberOfReplicas: 1,
+            replicationFactor: 1
           }))
         : null,
       status: "HEALTHY",
@@ -233,6 +238,35 @@ export class RestApi {
     }
     if (verbose) node["stats"] = { objectCount: shards.reduce((n, s) => n + s.count, 0), shardCount: shards.length }
     return json(200, { nodes: [node] })
+  }
+
+  /** `GET /v1/schema/{className}/shards`: a one-node server's shards, all READY (tenants for a multi-tenant class). */
+  private shardsGet(_req: RestRequest, p: Params): HttpReply {
+    const c = this.store.listClasses().find((x) => x.name === upperFirst(p["className"]!))
+    if (c === undefined) return json(404, { error: [{ message: `class ${JSON.stringify(upperFirst(p["className"]!))} not found` }] })
+    const names = c.multiTenant ? [...c.tenants.keys()] : [c.shardName]
+    return json(200, names.map((name) => ({ name, status: "READY", vectorQueueSize: 0 })))
+  }
+
+  /** `GET /v1/cluster/statistics`: one node, the Raft leader of a configuration of itself. */
+  private clusterStatistics(): HttpReply {
+    const member = { address: "127.0.0.1:8300", id: "weaviate-0", suffrage: 0 }
+    return json(200, {
+      statistics: [{
+        bootstrapped: true,
+        candidates: {},
+        dbLoaded: true,
+        isVoter: true,
+        leaderAddress: member.address,
+        leaderId: member.id,
+        name: member.id,
+        open: true,
+        raft: { latestConfiguration: [member], numPeers: "0", state: "Leader" },
+        ready: true,
+        status: "HEALTHY"
+      }],
+      synchronized: true
+    })
   }
 
   private graphqlPost(req: RestRequest): HttpReply {

@@ -216,8 +216,8 @@ const makeRead = ({ access, driver, sampleSize }: Deps) => {
   })
 
   const metaBody = (connection: Connection) =>
-    driver.health(connection).pipe(
-      Effect.map((health) => ({ connection: toPublic(connection), reachable: true, health })),
+    Effect.zip(driver.health(connection), driver.cluster(connection)).pipe(
+      Effect.map(([health, cluster]) => ({ connection: toPublic(connection), reachable: true, health, cluster })),
       // Metadata describes the connection even when its server is down: say so rather than fail.
       Effect.catchAll((error) =>
         Effect.succeed({ connection: toPublic(connection), reachable: false, error: ConnectionAccess.toMcpError(error).message })

@@ -7,10 +7,19 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import * as Principal from "../../Auth/Principal.ts"
+import * as Cluster from "../../Driver/Cluster.ts"
 import { type ToolEnv, open } from "./ConnectionGate.ts"
 import { ConnectionId } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
+
+const ClusterNode = Schema.Struct({
+  name: Schema.String,
+  status: Schema.String,
+  version: Schema.optional(Schema.String),
+  shardCount: Schema.optional(Schema.Number),
+  objectCount: Schema.optional(Schema.Number)
+})
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const
 
@@ -64,9 +73,17 @@ export const getConnectionStatus = (env: ToolEnv) =>
   ToolDefinition.make({
     name: "get_connection_status",
     title: "Connection status",
-    description: "Checks a connection's health through GET /v1/meta: Weaviate version, enabled modules (vectorizers) " +
-      "and round-trip latency. Fails with not_connected when the database cannot be reached or rejects the key.",
-    input: Schema.Struct({ connection_id: ConnectionId }),
+    description: "Checks a connection's health through GET /v1/meta (Weaviate version, enabled modules, round-trip latency) " +
+      "and its cluster through GET /v1/nodes: every node with its status and version, and the cluster's health: healthy, " +
+      "degraded (a node unhealthy, or missing against the Raft members or the shard placement, named in the text) or " +
+      "unavailable. include_shards adds each node's shard and object counts. Fails with not_connected when the database " +
+      "cannot be reached or rejects the key.",
+    input: Schema.Struct({
+      connection_id: ConnectionId,
+      include_shards: Schema.optional(Schema.Boolean.annotations({
+        description: "Also report each node's shards and object counts (GET /v1/nodes?output=verbose); default false"
+      }))
+    }),
     output: Schema.Struct({
       connection_id: Schema.String,
       name: Schema.String,
@@ -74,14 +91,23 @@ export const getConnectionStatus = (env: ToolEnv) =>
       connected: Schema.Boolean,
       version: Schema.String,
       modules: Schema.Array(Schema.String),
-      latencyMs: Schema.Number
+      latencyMs: Schema.Number,
+      cluster: Schema.Struct({
+        health: Schema.Literal("healthy", "degraded", "unavailable"),
+        summary: Schema.String,
+        nodes: Schema.Array(ClusterNode),
+        problems: Schema.Array(Schema.Struct({ node: Schema.String, reason: Schema.Literal("unhealthy", "missing"), detail: Schema.String })),
+        members: Schema.optional(Schema.Array(Schema.String))
+      })
     }),
     annotations: READ,
     run: (input) =>
       Effect.gen(function*() {
         const connection = yield* open(env, input.connection_id, "read")
         if (InputRequired.is(connection)) return connection
+        // The health check first: its own time-out answers for a database that does not answer at all.
         const health = yield* env.driver.health(connection)
+        const cluster = yield* env.driver.cluster(connection, { verbose: input.include_shards === true })
         const result = {
           connection_id: connection.id,
           name: connection.name,
@@ -89,12 +115,35 @@ export const getConnectionStatus = (env: ToolEnv) =>
           connected: true,
           version: health.version,
           modules: health.modules,
-          latencyMs: health.latencyMs
+          latencyMs: health.latencyMs,
+          cluster: {
+            health: cluster.health,
+            summary: Cluster.summary(cluster),
+            nodes: cluster.nodes.map((n) => ({
+              name: n.name,
+              status: n.status,
+              ...(n.version !== undefined ? { version: n.version } : {}),
+              ...(n.shardCount !== undefined ? { shardCount: n.shardCount } : {}),
+              ...(n.objectCount !== undefined ? { objectCount: n.objectCount } : {})
+            })),
+            problems: cluster.problems,
+            ...(cluster.members !== undefined ? { members: cluster.members } : {})
+          }
         }
+        const nodeRows = result.cluster.nodes.map((n) => ({
+          node: n.name,
+          status: n.status,
+          version: n.version ?? "",
+          ...(input.include_shards === true ? { shards: String(n.shardCount ?? ""), objects: String(n.objectCount ?? "") } : {})
+        }))
         return ToolDefinition.ok(
           result,
           `${connection.name} (${connection.baseUrl}) is connected: Weaviate ${health.version}, ` +
-            `modules: ${health.modules.length === 0 ? "none" : health.modules.join(", ")}, latency ${health.latencyMs} ms`
+            `modules: ${health.modules.length === 0 ? "none" : health.modules.join(", ")}, latency ${health.latencyMs} ms\n` +
+            `cluster ${result.cluster.summary}\n` +
+            (nodeRows.length === 0
+              ? ""
+              : TextTable.render(input.include_shards === true ? ["node", "status", "version", "shards", "objects"] : ["node", "status", "version"], nodeRows))
         )
       })
   })

@@ -25,7 +25,8 @@ import { serverMessage } from "../../Driver/WeaviateHttp.ts"
 import { RequestContext } from "../../Mcp/Catalogue.ts"
 import * as Principal from "../../Auth/Principal.ts"
 import type { Connection } from "../../Schema/Connection.ts"
-import { Forbidden } from "../../Schema/McpErrors.ts"
+import { Forbidden, RequestTimeout } from "../../Schema/McpErrors.ts"
+import * as Cluster from "../../Driver/Cluster.ts"
 import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, intBetween, Row, Tenant } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
@@ -152,6 +153,21 @@ const graphqlResult = (result: GraphqlEditor.EditorResult, maxRows: number) =>
     )
   })
 
+/**
+ * A statement that ran out of `timeout_seconds`: when the cluster is degraded (a node died and the
+ * statement most likely waited on it), the time-out says so and names the node (one `/v1/nodes`).
+ */
+const namingDegradedNodes = (env: ToolEnv, connection: Connection, timeout: RequestTimeout) =>
+  Effect.flatMap(Effect.option(env.driver.cluster(connection)), (status) =>
+    Effect.fail(
+      status._tag === "Some" && status.value.health !== "healthy"
+        ? new RequestTimeout({
+          message: `${timeout.message}; the cluster is ${Cluster.summary(status.value)}: the statement most likely waited on ` +
+            `${Cluster.troubled(status.value).join(", ") || "a node that is down"}`
+        })
+        : timeout
+    ))
+
 /** @category tools */
 export const executeQuery = (env: ToolEnv) =>
   ToolDefinition.make({
@@ -197,7 +213,9 @@ export const executeQuery = (env: ToolEnv) =>
           if (InputRequired.is(connection)) return connection
           yield* checkTenantScope(env, connection, input.tenant === undefined ? query : GraphqlEditor.withTenant(query, input.tenant))
           yield* context.progress(0.3, `running the GraphQL query on ${connection.name}`)
-          const result = yield* bounded(env.driver.graphql(connection, query, { tenant: input.tenant }))
+          const result = yield* bounded(env.driver.graphql(connection, query, { tenant: input.tenant })).pipe(
+            Effect.catchTag("RequestTimeout", (timeout) => namingDegradedNodes(env, connection, timeout))
+          )
           yield* context.progress(1, "done")
           return yield* graphqlResult(result, maxRows)
         }

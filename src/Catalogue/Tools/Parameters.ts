@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as Schema from "effect/Schema"
+import * as ConsistencyLevel from "../../Schema/ConsistencyLevel.ts"
 import * as FilterBuilder from "../../Driver/FilterBuilder.ts"
 
 /** A whole number between `min` and `max` (no `$ref` in the generated JSON Schema). @category schemas */
@@ -63,3 +64,9 @@ export const toDriverFilters = (filters: ReadonlyArray<typeof Filter.Type> | und
 
 /** A row as the tools return it. @category schemas */
 export const Row = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** `consistency_level` of the tools that read or write objects. */
+export const ConsistencyLevelParam = ConsistencyLevel.ConsistencyLevel.annotations({
+  description: "How many replicas must answer on a replicated collection: ONE, QUORUM (a majority) or ALL. " +
+    "Default: the connection's consistency level, else Weaviate's own (QUORUM)."
+})

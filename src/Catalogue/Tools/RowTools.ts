@@ -11,7 +11,7 @@ import * as Schema from "effect/Schema"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import { PAGING_DEPTH } from "../../Driver/Grid.ts"
 import { type ToolEnv, open } from "./ConnectionGate.ts"
-import { ConnectionId, Filters, intBetween, Row, Sort, Table, Tenant, toDriverFilters, Uuid } from "./Parameters.ts"
+import { ConnectionId, ConsistencyLevelParam, Filters, intBetween, Row, Sort, Table, Tenant, toDriverFilters, Uuid } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
 import * as ToolError from "./ToolError.ts"
@@ -33,7 +33,8 @@ export const browseTable = (env: ToolEnv) =>
       sort: Schema.optional(Schema.Array(Sort).annotations({ description: "Sort order, first entry first. Omit for uuid order." })),
       limit: Schema.optional(intBetween(1, 1000).annotations({ description: "Rows per page, 1 to 1,000 (default 50)." })),
       offset: Schema.optional(intBetween(0, PAGING_DEPTH - 1).annotations({ description: "Rows to skip (default 0); below 10,000." })),
-      tenant: Schema.optional(Tenant)
+      tenant: Schema.optional(Tenant),
+      consistency_level: Schema.optional(ConsistencyLevelParam)
     }),
     output: Schema.Struct({
       table: Schema.String,
@@ -56,7 +57,8 @@ export const browseTable = (env: ToolEnv) =>
           sort: input.sort ?? [],
           limit,
           offset,
-          tenant: input.tenant
+          tenant: input.tenant,
+          consistencyLevel: input.consistency_level
         })
         const columns = page.columns.filter((c) => c.kind !== "vector").map((c) => c.name)
         const rows = page.rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c] ?? null])))
@@ -118,7 +120,8 @@ export const getRow = (env: ToolEnv) =>
       table: Table,
       uuid: Uuid,
       include_vector: Schema.optional(Schema.Boolean.annotations({ description: "Also return the vector (default false)." })),
-      tenant: Schema.optional(Tenant)
+      tenant: Schema.optional(Tenant),
+      consistency_level: Schema.optional(ConsistencyLevelParam)
     }),
     output: Schema.Struct({ table: Schema.String, row: Row }),
     annotations: READ,
@@ -127,7 +130,11 @@ export const getRow = (env: ToolEnv) =>
         const connection = yield* open(env, input.connection_id, "read")
         if (InputRequired.is(connection)) return connection
         const includeVector = input.include_vector === true
-        const found = yield* env.driver.getRow(connection, input.table, input.uuid, { includeVector, tenant: input.tenant })
+        const found = yield* env.driver.getRow(connection, input.table, input.uuid, {
+          includeVector,
+          tenant: input.tenant,
+          consistencyLevel: input.consistency_level
+        })
         if (Option.isNone(found)) return yield* ToolError.fail("not_found", `${input.table} has no row with uuid ${input.uuid}`)
         // Every vector column: `vector`, or `vector:<name>` for each named vector.
         const row = includeVector ? found.value : Object.fromEntries(Object.entries(found.value).filter(([k]) => k !== "vector" && !k.startsWith("vector:")))

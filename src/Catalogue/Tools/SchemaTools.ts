@@ -21,7 +21,10 @@ const TableSummary = Schema.Struct({
   vectorizer: Schema.optional(Schema.String),
   multiTenancy: Schema.Boolean,
   properties: Schema.Number,
-  count: Schema.optional(Schema.NullOr(Schema.Number))
+  count: Schema.optional(Schema.NullOr(Schema.Number)),
+  unreadyShards: Schema.optional(Schema.Array(Schema.String).annotations({
+    description: "Present when some shard of the collection is not READY: each such shard with its status"
+  }))
 })
 
 /** @category tools */
@@ -31,7 +34,7 @@ export const listTables = (env: ToolEnv) =>
     title: "List tables",
     description: "Lists the collections (tables) of a connection with their vectorizer, multi-tenancy and number of " +
       "properties. With include_counts the row count of each collection is added (null for multi-tenant collections, " +
-      "which are counted per tenant with count_rows).",
+      "which are counted per tenant with count_rows). A collection whose shards are not all READY is flagged (unreadyShards).",
     input: Schema.Struct({
       connection_id: ConnectionId,
       include_counts: Schema.optional(Schema.Boolean.annotations({ description: "Also count the rows of each collection (slower)." }))
@@ -45,6 +48,8 @@ export const listTables = (env: ToolEnv) =>
         const collections = yield* env.driver.listCollections(connection)
         const tables = yield* Effect.forEach(collections, (c) =>
           Effect.gen(function*() {
+            // Tenants' shards are their tenants (list_tenants shows their state): only the others are asked.
+            const unready = c.multiTenancy ? [] : yield* env.driver.unreadyShards(connection, c.name)
             const count = input.include_counts !== true
               ? undefined
               : c.multiTenancy
@@ -56,11 +61,15 @@ export const listTables = (env: ToolEnv) =>
               ...(c.vectorizer !== undefined ? { vectorizer: c.vectorizer } : {}),
               multiTenancy: c.multiTenancy,
               properties: c.properties.length,
-              ...(count !== undefined ? { count } : {})
+              ...(count !== undefined ? { count } : {}),
+              ...(unready.length > 0 ? { unreadyShards: unready.map((u) => `${u.name} (${u.status})`) } : {})
             }
-          }))
+          }), { concurrency: 4 })
         const columns = ["name", "vectorizer", "multiTenancy", "properties", ...(input.include_counts === true ? ["count"] : []), "description"]
-        const text = tables.length === 0 ? `${connection.name} has no collections.` : TextTable.render(columns, tables)
+        const notReady = tables.flatMap((t) => (t.unreadyShards !== undefined ? [`${t.name}: ${t.unreadyShards.join(", ")}`] : []))
+        const text = tables.length === 0
+          ? `${connection.name} has no collections.`
+          : TextTable.render(columns, tables) + (notReady.length === 0 ? "" : `\nshards not ready: ${notReady.join("; ")}`)
         return ToolDefinition.ok({ connection_id: connection.id, tables }, text)
       })
   })
@@ -100,6 +109,16 @@ const TableDescription = Schema.Struct({
   })),
   tenants: Schema.optional(Schema.Array(Schema.String)),
   indexes: Schema.Struct({ nullState: Schema.Boolean, propertyLength: Schema.Boolean, timestamps: Schema.Boolean }),
+  replication: Schema.Struct({ factor: Schema.Number, asyncEnabled: Schema.Boolean, deletionStrategy: Schema.String }),
+  sharding: Schema.Struct({ desiredCount: Schema.Number, actualCount: Schema.Number }),
+  shards: Schema.optional(Schema.Array(Schema.Struct({
+    name: Schema.String,
+    status: Schema.String.annotations({ description: "READY, READONLY, INDEXING, ... (GET /v1/schema/{class}/shards)" }),
+    ready: Schema.Boolean,
+    nodes: Schema.Array(Schema.String).annotations({ description: "The healthy nodes that hold a replica of this shard now." }),
+    replicas: Schema.optional(Schema.Number.annotations({ description: "How many replicas Weaviate placed." })),
+    objectCount: Schema.optional(Schema.Number)
+  }))),
   columns: Schema.Array(ColumnDescription),
   crossReferences: Schema.Array(Schema.Struct({ property: Schema.String, targets: Schema.Array(Schema.String) }))
 })
@@ -114,7 +133,9 @@ export const describeTable = (env: ToolEnv) =>
     title: "Describe a table",
     description: "Describes one collection before you filter, search or write it: every column (uuid, properties with " +
       "their data types, vector), the filter operators each column accepts, index flags, the vectorizer (near_text needs " +
-      "one), every vector (named vectors with their vectorizer, index type and distance), multi-tenancy with its settings and tenants, and cross-references to other collections.",
+      "one), every vector (named vectors with their vectorizer, index type and distance), multi-tenancy with its settings and tenants, " +
+      "cross-references to other collections, replication (factor, asynchronous replication, deletion strategy), sharding (desired " +
+      "and actual shard count) and, for a collection without tenants, each shard's nodes and whether it is ready.",
     input: Schema.Struct({ connection_id: ConnectionId, table: Table }),
     output: TableDescription,
     annotations: READ,
@@ -124,6 +145,8 @@ export const describeTable = (env: ToolEnv) =>
         if (InputRequired.is(connection)) return connection
         const description = yield* env.driver.describe(connection, input.table)
         const c: Collection = description.collection
+        const placement = yield* env.driver.placement(connection, c.name)
+        const shards = placement.shards?.map((s) => ({ ...s, ready: s.status === "READY" }))
         const tenants = c.multiTenancy ? (yield* env.driver.tenants(connection, c.name)).tenants.map((t) => t.name) : undefined
         const columns = description.columns.map((column) => {
           const p = column.property
@@ -164,6 +187,9 @@ export const describeTable = (env: ToolEnv) =>
             }
             : {}),
           indexes: { nullState: c.indexNullState, propertyLength: c.indexPropertyLength, timestamps: c.indexTimestamps },
+          replication: placement.replication,
+          sharding: placement.sharding,
+          ...(shards !== undefined ? { shards } : {}),
           columns,
           crossReferences
         }
@@ -171,6 +197,13 @@ export const describeTable = (env: ToolEnv) =>
           `${c.name}${c.description !== undefined ? ` — ${c.description}` : ""}`,
           `vectorizer: ${result.vectorizer}; multi-tenancy: ${tenancyText(c, tenants)}; ` +
           `indexNullState: ${c.indexNullState}; indexPropertyLength: ${c.indexPropertyLength}; indexTimestamps: ${c.indexTimestamps}`,
+          `replication: factor ${placement.replication.factor}, async replication ${placement.replication.asyncEnabled ? "on" : "off"}, ` +
+          `deletion strategy ${placement.replication.deletionStrategy}; sharding: ${placement.sharding.actualCount} of ` +
+          `${placement.sharding.desiredCount} desired shards`,
+          ...(shards ?? []).map((s) =>
+            `- shard ${s.name}: ${s.status}${s.ready ? "" : " (NOT READY)"}, on ${s.nodes.length === 0 ? "no healthy node" : s.nodes.join(", ")}` +
+            `${s.replicas !== undefined && s.nodes.length < s.replicas ? ` (${s.nodes.length} of ${s.replicas} replicas)` : ""}`
+          ),
           `vectors: ${
             c.vectors.map((v) => `${v.name === "" ? "vector" : `vector:${v.name}`} (${v.vectorizer}, ${v.indexType}${v.distance === undefined ? "" : `, ${v.distance}`})`).join("; ")
           }`,

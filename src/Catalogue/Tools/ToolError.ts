@@ -97,7 +97,10 @@ export const fromDriverError = (error: Tagged): ToolFailure => {
     case "TenantRefused":
       return e.reason === "not_found" ? fail("not_found", e.message) : fail("invalid_argument", e.message)
     case "UnexpectedResponse":
+    case "ConsistencyNotReached":
       return fail("query_failed", e.message)
+    case "ClusterDegraded":
+      return e.code === "TIMEOUT" ? fail("timeout", e.message) : fail("not_connected", e.message)
     default:
       return fail("internal_failure", e.message)
   }

@@ -12,13 +12,14 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as ConsistencyLevel from "../../Schema/ConsistencyLevel.ts"
 import * as Schema from "effect/Schema"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import type { Collection } from "../../Driver/CollectionSchema.ts"
 import * as FilterBuilder from "../../Driver/FilterBuilder.ts"
 import * as Grid from "../../Driver/Grid.ts"
 import { type ToolEnv, open } from "./ConnectionGate.ts"
-import { ConnectionId, Filters, intBetween, Row, Table, Tenant, toDriverFilters } from "./Parameters.ts"
+import { ConnectionId, ConsistencyLevelParam, Filters, intBetween, Row, Table, Tenant, toDriverFilters } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
 import * as ToolError from "./ToolError.ts"
@@ -59,7 +60,8 @@ const Input = Schema.Struct({
   weights: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Number.pipe(Schema.finite()) }).annotations({
     description: "manualWeights and relativeScore: the weight of each target vector, by name."
   })),
-  tenant: Schema.optional(Tenant)
+  tenant: Schema.optional(Tenant),
+  consistency_level: Schema.optional(ConsistencyLevelParam)
 })
 
 const list = (values: ReadonlyArray<string | number>) =>
@@ -169,7 +171,10 @@ export const vectorSearch = (env: ToolEnv) =>
           searchArgument(input),
           ...(where !== undefined ? [`where: ${FilterBuilder.printWhere(where)}`] : []),
           `limit: ${input.limit ?? 10}`,
-          ...(tenant !== undefined ? [`tenant: ${FilterBuilder.graphqlString(tenant)}`] : [])
+          ...(tenant !== undefined ? [`tenant: ${FilterBuilder.graphqlString(tenant)}`] : []),
+          ...(ConsistencyLevel.replicated(collection.raw)
+            ? [ConsistencyLevel.graphqlArgument(ConsistencyLevel.effective(input.consistency_level, connection))].filter((a) => a !== undefined)
+            : [])
         ]
         const query = `{ Get { ${collection.name}(${args.join(", ")}) { ${selection} } } }`
         const result = yield* env.driver.graphql(connection, query)

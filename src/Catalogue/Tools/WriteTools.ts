@@ -9,6 +9,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
+import * as ConsistencyLevel from "../../Schema/ConsistencyLevel.ts"
 import * as Schema from "effect/Schema"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import * as Redaction from "../../Base/Redaction.ts"
@@ -16,7 +17,7 @@ import type { RequestError } from "../../Driver/DriverError.ts"
 import * as RowEdits from "../../Driver/RowEdits.ts"
 import type { LookupError } from "../../Driver/Driver.ts"
 import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
-import { ConnectionId, Table, Tenant, Uuid } from "./Parameters.ts"
+import { ConnectionId, ConsistencyLevelParam, Table, Tenant, Uuid } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
 
@@ -111,7 +112,10 @@ const write = (
     if (InputRequired.is(connection)) return connection
     const plan = yield* env.driver.planRowEdits(connection, input.table, edit)
     const requests = plan.steps.flatMap((step) => ("request" in step ? [step.request] : []))
-    const approvedBy = requests.length > 0 ? yield* approve(env, connection, requests.map(RowEdits.format).join("\n")) : undefined
+    // The write's consistency level heads the statement the user approves (it is in each request's query too).
+    const level = ConsistencyLevel.effective(edit.consistencyLevel, connection)
+    const statement = [...(level !== undefined ? [`consistency level: ${level}`] : []), ...requests.map(RowEdits.format)].join("\n")
+    const approvedBy = requests.length > 0 ? yield* approve(env, connection, statement) : undefined
     if (InputRequired.is(approvedBy)) return approvedBy
     const results = yield* perStep(plan.steps, (request, row) =>
       Effect.map(env.driver.sendRowEdit(connection, request), (uuid): RowResult => ({ row, status: done.status, uuid })))
@@ -142,7 +146,8 @@ export const insertRows = (env: ToolEnv) =>
       connection_id: ConnectionId,
       table: Table,
       rows: batch(NewRow, "rows"),
-      tenant: Schema.optional(Tenant)
+      tenant: Schema.optional(Tenant),
+      consistency_level: Schema.optional(ConsistencyLevelParam)
     }),
     output: Output,
     annotations: WRITE,
@@ -151,7 +156,8 @@ export const insertRows = (env: ToolEnv) =>
       write(env, input, {
         _tag: "insert",
         rows: input.rows.map((row) => ({ id: row.id, properties: row.properties, vector: row.vector })),
-        tenant: input.tenant
+        tenant: input.tenant,
+        consistencyLevel: input.consistency_level
       }, { verb: "inserted", status: "inserted" })
   })
 
@@ -177,13 +183,14 @@ export const updateRows = (env: ToolEnv) =>
       connection_id: ConnectionId,
       table: Table,
       rows: batch(RowUpdate, "rows"),
-      tenant: Schema.optional(Tenant)
+      tenant: Schema.optional(Tenant),
+      consistency_level: Schema.optional(ConsistencyLevelParam)
     }),
     output: Output,
     annotations: { ...WRITE, idempotentHint: true },
     scopes: ["tools:write"],
     run: (input) =>
-      write(env, input, { _tag: "update", rows: input.rows, tenant: input.tenant }, {
+      write(env, input, { _tag: "update", rows: input.rows, tenant: input.tenant, consistencyLevel: input.consistency_level }, {
         verb: "updated",
         status: "updated"
       })
@@ -202,13 +209,14 @@ export const deleteRows = (env: ToolEnv) =>
       connection_id: ConnectionId,
       table: Table,
       uuids: batch(Uuid, "uuids"),
-      tenant: Schema.optional(Tenant)
+      tenant: Schema.optional(Tenant),
+      consistency_level: Schema.optional(ConsistencyLevelParam)
     }),
     output: Output,
     annotations: { ...WRITE, destructiveHint: true, idempotentHint: true },
     scopes: ["tools:write"],
     run: (input) =>
-      write(env, input, { _tag: "delete", uuids: input.uuids, tenant: input.tenant }, {
+      write(env, input, { _tag: "delete", uuids: input.uuids, tenant: input.tenant, consistencyLevel: input.consistency_level }, {
         verb: "deleted",
         status: "deleted"
       })

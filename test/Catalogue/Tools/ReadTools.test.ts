@@ -65,6 +65,22 @@ layer(harnessLayer(), { excludeTestServices: true, timeout: "3 minutes" })('read
           h.w.setFault({ kind: "none" })
         }
       }))
+    it.effect("a single-node server shows one node, healthy", () =>
+      test(async (h) => {
+        const { structured, text } = success(
+          h,
+          "get_connection_status",
+          await h.call("get_connection_status", { connection_id: h.ids.local, include_shards: true })
+        )
+        expect(structured.cluster.health).toBe("healthy")
+        expect(structured.cluster.nodes).toHaveLength(1)
+        expect(structured.cluster.nodes[0].status).toBe("HEALTHY")
+        expect(structured.cluster.nodes[0].version).toBe(structured.version)
+        // Weaviate refreshes these counts in the background: a number, not yet the sample's size
+        expect(structured.cluster.nodes[0].objectCount).toBeTypeOf("number")
+        expect(structured.cluster.problems).toEqual([])
+        expect(text).toContain("cluster healthy: 1 node")
+      }))
     // A harness of its own: its database is closed on purpose.
     it("an unreachable database is not_connected", async () => {
       const dead = await makeHarness({ sample: false })
@@ -88,6 +104,18 @@ layer(harnessLayer(), { excludeTestServices: true, timeout: "3 minutes" })('read
   })
 
   describe("describe_table", () => {
+    it.effect("shows replication, sharding and each shard's node and readiness (one node: one shard, ready, on it)", () =>
+      test(async (h) => {
+        const { structured, text } = success(h, "describe_table", await h.call("describe_table", { connection_id: h.ids.local, table: "Article" }))
+        expect(structured.replication).toEqual({ factor: 1, asyncEnabled: false, deletionStrategy: expect.any(String) })
+        expect(structured.sharding).toEqual({ desiredCount: 1, actualCount: 1 })
+        expect(structured.shards).toHaveLength(1)
+        expect(structured.shards[0]).toMatchObject({ status: "READY", ready: true, replicas: 1 })
+        expect(structured.shards[0].nodes).toHaveLength(1)
+        expect(text).toContain("replication: factor 1, async replication off")
+        const tables = success(h, "list_tables", await h.call("list_tables", { connection_id: h.ids.local })).structured.tables
+        expect(tables.every((t: { unreadyShards?: unknown }) => t.unreadyShards === undefined)).toBe(true)
+      }))
     it.effect("gives columns with types and operators, index flags, vectorizer, cross-references", () =>
       test(async (h) => {
         const { structured, text } = success(h, "describe_table", await h.call("describe_table", { connection_id: h.ids.local, table: "Article" }))

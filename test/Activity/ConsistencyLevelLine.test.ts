@@ -1,0 +1,39 @@
+/** The activity line shows a write's consistency level (docs/clusters.md). */
+import { assert, describe, it } from "@effect/vitest"
+import * as Line from "../../src/Activity/ActivityLine.ts"
+import { writeLevelOf } from "../../src/Activity/ActivityObserver.ts"
+
+const call = (consistencyLevel?: string): Line.Call => ({
+  time: Date.UTC(2026, 0, 1),
+  client: "claude-code",
+  clientVersion: "1.0.0",
+  principal: "tok_1",
+  principalName: "laptop",
+  era: "modern",
+  method: "tools/call",
+  tool: "insert_rows",
+  connection: "c1",
+  outcome: "ok",
+  code: null,
+  durationMs: 1,
+  statements: [],
+  ...(consistencyLevel !== undefined ? { consistencyLevel } : {})
+})
+
+describe("the activity line and consistency levels", () => {
+  it("the activity line shows a write's level, after the connection, and the chain still verifies", () => {
+    const line = Line.formatCall(call("ALL"), Line.GENESIS)
+    assert.include(line.text, `"connection":"c1","consistencyLevel":"ALL","outcome":"ok"`)
+    assert.deepStrictEqual(Line.verify(`${line.text}\n`), { _tag: "Valid", lines: 1 })
+  })
+  it("a line without a level is byte for byte what it was before", () => {
+    assert.include(Line.formatCall(call(), Line.GENESIS).text, `"connection":"c1","outcome":"ok"`)
+  })
+  it("the level comes from a write tool's consistency_level, and only a write's", () => {
+    assert.deepStrictEqual(writeLevelOf("insert_rows", { arguments: { consistency_level: "QUORUM" } }), { consistencyLevel: "QUORUM" })
+    assert.deepStrictEqual(writeLevelOf("delete_rows", { arguments: { consistency_level: "ALL" } }), { consistencyLevel: "ALL" })
+    assert.deepStrictEqual(writeLevelOf("browse_table", { arguments: { consistency_level: "ALL" } }), {})
+    assert.deepStrictEqual(writeLevelOf("update_rows", { arguments: {} }), {})
+    assert.deepStrictEqual(writeLevelOf("update_rows", { arguments: { consistency_level: "bogus" } }), {})
+  })
+})
