@@ -8,6 +8,7 @@
  * - `daemon`: its pid is alive and the daemon answers `server/discover` with the file's `instanceId`;
  * - `approvals`: the approval mode the daemon resolved; `deny` (headless) is a warning;
  * - `connection:<id>`: each saved connection answers its health check (`GET /v1/meta`, 5 s);
+ * - `cluster:<id>`: and its cluster is healthy (`GET /v1/nodes` and the Raft members: every node up);
  * - `weaviate:<id>`: its Weaviate version is one we support;
  * - `client:<client>:<name>`: each client config on this machine with an entry of ours points at a
  *   `weaviate-mcp` that exists, and its bridge starts and lists the tools (or its HTTP entry's
@@ -208,6 +209,22 @@ const connectionChecks = Effect.gen(function*() {
   }
   const connections = listed.right
   const driver = yield* Driver
+  /** With clusters: the cluster's health (every node, and the Raft members), asked only of a connection that answers. */
+  const clusterCheck = (connection: (typeof connections)[number]) =>
+    driver.cluster(connection.id).pipe(
+      Effect.timeout("5 seconds"),
+      Effect.match({
+        onSuccess: (status): Check =>
+          status.health === "healthy"
+            ? check(`cluster:${connection.id}`, `cluster of ${connection.name}`, "ok", `${status.nodes.length} node(s), healthy`)
+            : check(`cluster:${connection.id}`, `cluster of ${connection.name}`, "fail",
+              `the cluster is ${status.health}: ${status.problems.map((p) => p.detail).join("; ") || status.error || "no node answers"}`,
+              `bring the named nodes back (their logs say why they stopped), then weaviate-mcp connections test ${connection.name}`),
+        onFailure: (error): Check =>
+          check(`cluster:${connection.id}`, `cluster of ${connection.name}`, "fail", `its nodes cannot be listed (GET /v1/nodes): ${error.message}`,
+            `weaviate-mcp connections test ${connection.name}`)
+      })
+    )
   const results = yield* Effect.forEach(connections, (connection) =>
     driver.health(connection.id).pipe(
       Effect.timeout("5 seconds"),
@@ -222,7 +239,9 @@ const connectionChecks = Effect.gen(function*() {
           check(`connection:${connection.id}`, `connection ${connection.name}`, "fail", `${connection.name} (${connection.id}) does not answer its health check: ${error.message}`,
             `start its Weaviate server, or fix its settings: weaviate-mcp connections update ${connection.name} --host HOST --port PORT, then weaviate-mcp connections test ${connection.name}`)
         ]
-      })
+      }),
+      Effect.flatMap((checks) =>
+        checks[0]?.status === "ok" ? Effect.map(clusterCheck(connection), (cluster) => [...checks, cluster]) : Effect.succeed(checks))
     ), { concurrency: 4 })
   return results.flat()
 })

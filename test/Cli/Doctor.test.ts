@@ -226,6 +226,8 @@ describe("doctor with the daemon running", () => {
     expect(r.check("client:vscode:weaviate")?.status, r.check("client:vscode:weaviate")?.detail).toBe("ok")
     expect(r.check(`connection:${connection}`)?.status, r.check(`connection:${connection}`)?.detail).toBe("ok")
     expect(r.check(`weaviate:${connection}`)).toMatchObject({ status: "ok", detail: `Weaviate ${weaviate.version} is supported (1.25.0 or newer)` })
+    // A single-node server is a cluster of one healthy node.
+    expect(r.check(`cluster:${connection}`)).toMatchObject({ status: "ok", detail: "1 node(s), healthy" })
     expect(r.check("approvals")?.status).toBe("warn")
     expect(r.check("approvals")?.detail).toContain("headless")
     expect(r.check("approvals")?.fix).toContain("--approvals exec --approval-command")
