@@ -8,6 +8,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as NodeV8 from "node:v8"
+import { allocated } from "./alloc-probe.mjs"
 
 const TICKS_PER_SECOND = 100
 
@@ -92,13 +93,6 @@ export const inProcess = async <A>(calls: number, run: () => Promise<A>): Promis
   const result = await run()
   const used = process.cpuUsage(cpu)
   const endUsed = NodeV8.getHeapStatistics().used_heap_size
-  const statistics = profiler.stop()?.statistics ?? []
-  let bytes = 0
-  let after = startUsed
-  for (const gc of statistics) {
-    bytes += gc.beforeGC.heapStatistics.usedHeapSize - after
-    after = gc.afterGC.heapStatistics.usedHeapSize
-  }
-  bytes += endUsed - after
+  const bytes = allocated(startUsed, profiler.stop()?.statistics ?? [], endUsed)
   return { result, cost: { cpuMsPerCall: (used.user + used.system) / 1000 / calls, bytesPerCall: bytes / calls } }
 }

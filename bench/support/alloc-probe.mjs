@@ -2,8 +2,20 @@
 // process allocates on its JavaScript heap between two SIGUSR2 signals, from V8's own GC statistics
 // (v8.GCProfiler: the heap in use before each collection, minus what the previous one left). The second
 // signal writes `{ "bytes": N, "collections": N }` to the file named by WEAVIATE_MCP_ALLOC_FILE.
+// `allocated` is the counting rule, also used in process by ServerCost.ts.
 import * as NodeFs from "node:fs"
 import * as NodeV8 from "node:v8"
+
+/** Bytes allocated between a heap size in use at the start, the collections since, and the size in use now. */
+export const allocated = (startUsed, statistics, endUsed) => {
+  let bytes = 0
+  let after = startUsed
+  for (const gc of statistics) {
+    bytes += gc.beforeGC.heapStatistics.usedHeapSize - after
+    after = gc.afterGC.heapStatistics.usedHeapSize
+  }
+  return bytes + endUsed - after
+}
 
 const file = process.env.WEAVIATE_MCP_ALLOC_FILE
 if (file !== undefined && file !== "") {
@@ -19,13 +31,6 @@ if (file !== undefined && file !== "") {
     const endUsed = NodeV8.getHeapStatistics().used_heap_size
     const { statistics } = profiler.stop()
     profiler = undefined
-    let bytes = 0
-    let after = startUsed
-    for (const gc of statistics) {
-      bytes += gc.beforeGC.heapStatistics.usedHeapSize - after
-      after = gc.afterGC.heapStatistics.usedHeapSize
-    }
-    bytes += endUsed - after
-    NodeFs.writeFileSync(file, JSON.stringify({ bytes, collections: statistics.length }))
+    NodeFs.writeFileSync(file, JSON.stringify({ bytes: allocated(startUsed, statistics, endUsed), collections: statistics.length }))
   })
 }

@@ -73,22 +73,21 @@ export const validate = (text: string): Either.Either<ValidQuery, StatementRefus
 const ROOTS_WITH_CLASSES = new Set(["Get", "Aggregate"])
 
 /**
- * Adds `tenant: "<tenant>"` to every collection field under `Get` and `Aggregate` that has no
- * tenant yet.
- *
- * @category combinators
+ * The query with `argument` added to every collection field under one of `roots` that `applies` to
+ * and that does not name the argument already.
  */
-export const withTenant = (query: ValidQuery, tenant: string): ValidQuery => {
-  const tenantArgument: ArgumentNode = {
-    kind: Kind.ARGUMENT,
-    name: { kind: Kind.NAME, value: "tenant" },
-    value: { kind: Kind.STRING, value: tenant }
-  }
-  const addTenant = (set: SelectionSetNode): SelectionSetNode => ({
+const withCollectionArgument = (
+  query: ValidQuery,
+  roots: ReadonlySet<string>,
+  argument: ArgumentNode,
+  applies: (collection: string) => boolean
+): ValidQuery => {
+  const name = argument.name.value
+  const add = (set: SelectionSetNode): SelectionSetNode => ({
     ...set,
     selections: set.selections.map((s) =>
-      s.kind === Kind.FIELD && !(s.arguments ?? []).some((a) => a.name.value === "tenant")
-        ? { ...s, arguments: [...(s.arguments ?? []), tenantArgument] }
+      s.kind === Kind.FIELD && applies(s.name.value) && !(s.arguments ?? []).some((a) => a.name.value === name)
+        ? { ...s, arguments: [...(s.arguments ?? []), argument] }
         : s
     )
   })
@@ -97,9 +96,7 @@ export const withTenant = (query: ValidQuery, tenant: string): ValidQuery => {
     selectionSet: {
       ...query.operation.selectionSet,
       selections: query.operation.selectionSet.selections.map((s) =>
-        s.kind === Kind.FIELD && ROOTS_WITH_CLASSES.has(s.name.value) && s.selectionSet !== undefined
-          ? { ...s, selectionSet: addTenant(s.selectionSet) }
-          : s
+        s.kind === Kind.FIELD && roots.has(s.name.value) && s.selectionSet !== undefined ? { ...s, selectionSet: add(s.selectionSet) } : s
       )
     }
   }
@@ -109,6 +106,22 @@ export const withTenant = (query: ValidQuery, tenant: string): ValidQuery => {
   }
   return { text: print(document), document, operation, fragments: query.fragments }
 }
+
+/**
+ * Adds `tenant: "<tenant>"` to every collection field under `Get` and `Aggregate` that has no
+ * tenant yet.
+ *
+ * @category combinators
+ */
+export const withTenant = (query: ValidQuery, tenant: string): ValidQuery =>
+  withCollectionArgument(
+    query,
+    ROOTS_WITH_CLASSES,
+    { kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: "tenant" }, value: { kind: Kind.STRING, value: tenant } },
+    () => true
+  )
+
+const GET_ONLY: ReadonlySet<string> = new Set(["Get"])
 
 /**
  * The query with `consistencyLevel: LEVEL` on every replicated collection of its `Get` (the only root
@@ -121,35 +134,13 @@ export const withConsistencyLevel = (
   level: ConsistencyLevel.ConsistencyLevel,
   /** whether a collection takes the argument (`ConsistencyLevel.replicated`) */
   replicated: (collection: string) => boolean
-): ValidQuery => {
-  const argument: ArgumentNode = {
-    kind: Kind.ARGUMENT,
-    name: { kind: Kind.NAME, value: "consistencyLevel" },
-    value: { kind: Kind.ENUM, value: level }
-  }
-  const add = (set: SelectionSetNode): SelectionSetNode => ({
-    ...set,
-    selections: set.selections.map((s) =>
-      s.kind === Kind.FIELD && replicated(s.name.value) && !(s.arguments ?? []).some((a) => a.name.value === "consistencyLevel")
-        ? { ...s, arguments: [...(s.arguments ?? []), argument] }
-        : s
-    )
-  })
-  const operation: OperationDefinitionNode = {
-    ...query.operation,
-    selectionSet: {
-      ...query.operation.selectionSet,
-      selections: query.operation.selectionSet.selections.map((s) =>
-        s.kind === Kind.FIELD && s.name.value === "Get" && s.selectionSet !== undefined ? { ...s, selectionSet: add(s.selectionSet) } : s
-      )
-    }
-  }
-  const document: DocumentNode = {
-    ...query.document,
-    definitions: query.document.definitions.map((d) => (d === query.operation ? operation : d))
-  }
-  return { text: print(document), document, operation, fragments: query.fragments }
-}
+): ValidQuery =>
+  withCollectionArgument(
+    query,
+    GET_ONLY,
+    { kind: Kind.ARGUMENT, name: { kind: Kind.NAME, value: "consistencyLevel" }, value: { kind: Kind.ENUM, value: level } },
+    replicated
+  )
 
 // ===== Results =====
 
