@@ -8,8 +8,9 @@
  *   opened `O_APPEND`; readers (the `activity` command) also ignore a last line without its newline.
  * - **One descriptor, held.** The log is opened once and appended to through that descriptor (opening
  *   and closing it per batch was 12% of a tool call's CPU). It is opened again when the file is
- *   rotated, replaced or removed by someone else (`FileWatch` on the home: a new inode, or none), and
- *   after retention's own rewrite.
+ *   rotated, replaced or removed by someone else (`FileWatch` on the home's renames, and a check of
+ *   the file's identity by the first batch after 5 s without one: a new inode, or none), and after
+ *   retention's own rewrite.
  * - **Durability.** A call's line is handed to the operating system (`write(2)`) by the writer fiber on
  *   the scheduler turn after the call is answered, batched with the lines of the same turn; it is not
  *   `fsync`ed. At a clean shutdown every line is written before the daemon exits.
@@ -113,6 +114,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
       const waiters: Array<{ readonly upTo: number; readonly done: () => void }> = []
       let recorded = 0
 
+      let checkedAt = yield* Clock.currentTimeMillis
       const append = (calls: ReadonlyArray<Line.Call>) =>
         Effect.gen(function*() {
           if (calls.length === 0) return
@@ -122,6 +124,13 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
             const line = Line.formatCall(call, next)
             text += line.text + "\n"
             next = line.hash
+          }
+          // Without a rename event (a filesystem without them), the file's identity is checked by the
+          // first batch after `REPLACED_CHECK_MS`: never per call, and with no polling fiber.
+          const now = yield* Clock.currentTimeMillis
+          if (now - checkedAt >= REPLACED_CHECK_MS) {
+            checkedAt = now
+            yield* file.reopenIfReplaced
           }
           yield* Effect.tryPromise(() => file.append(text)).pipe(
             Effect.tap(() =>
@@ -169,7 +178,7 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
       const reopenIfReplaced = file.reopenIfReplaced.pipe(lock.withPermits(1), Effect.uninterruptible)
 
       yield* prune
-      yield* FileWatch.follow(home.dir, NodePath.basename(path), { pollInterval: REPLACED_POLL, events: "rename" }, reopenIfReplaced)
+      yield* FileWatch.follow(home.dir, NodePath.basename(path), { pollInterval: "none", events: "rename" }, reopenIfReplaced)
       yield* Effect.forkScoped(
         Effect.sleep(options.pruneEvery ?? Duration.days(1)).pipe(Effect.zipRight(prune), Effect.forever)
       )
@@ -216,8 +225,8 @@ const readIfExists = (path: string) =>
     })
   ).pipe(Effect.catchAll((error) => Effect.as(Effect.logError("cannot read activity.log", String(error.error)), "")))
 
-/** How often the log's identity is checked without a file event (rotation by another process). */
-const REPLACED_POLL = Duration.seconds(5)
+/** How often, at most, a batch checks the log's identity without a file event (rotation by another process). */
+const REPLACED_CHECK_MS = 5_000
 
 /**
  * The log's descriptor, held: opened on the first append and again after the file was replaced

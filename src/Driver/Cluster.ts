@@ -255,7 +255,8 @@ const numberOr = (u: unknown, fallback: number) => (typeof u === "number" ? u : 
  */
 export const shards = (http: WeaviateHttp.WeaviateHttp, collection: string) =>
   Effect.map(
-    http.requestOk({ method: "GET", path: `/v1/schema/${encodeURIComponent(collection)}/shards`, timeoutMs: STATUS_TIMEOUT_MS }),
+    // A schema read like any other: bounded by the schema time-out.
+    http.requestOk({ method: "GET", path: `/v1/schema/${encodeURIComponent(collection)}/shards` }),
     (response) =>
       (Array.isArray(response.json) ? response.json.map(record) : []).map((s) => ({
         name: String(s["name"] ?? ""),
@@ -337,7 +338,8 @@ export const explain = (http: WeaviateHttp.WeaviateHttp, options: { readonly wri
           ))
       }
       return Effect.flatMap(state, (s): Effect.Effect<never, E | ClusterDegraded> =>
-        s === undefined || s.health === "healthy"
+        // Only a cluster some of whose nodes answer is degraded; a server that is gone keeps its own error.
+        s === undefined || s.health !== "degraded"
           ? Effect.fail(error)
           : Effect.fail(
             new ClusterDegraded({
