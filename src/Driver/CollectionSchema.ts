@@ -8,7 +8,7 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import { CollectionNotFound, type RequestError, UnexpectedResponse } from "./DriverError.ts"
+import { CollectionNotFound, type ConnectionFailed, type RequestError, UnexpectedResponse } from "./DriverError.ts"
 import type { Request as HttpRequest, WeaviateHttp } from "./WeaviateHttp.ts"
 
 // ===== Models =====
@@ -296,6 +296,9 @@ interface CacheEntry {
   readonly names: ReadonlySet<string>
 }
 
+/** The failures a cached collection is served through: no answer in time, or a connection closed without one. */
+const STALE_ON: ReadonlySet<string> = new Set(["TIMEOUT", "UND_ERR_SOCKET", "ECONNRESET", "EPIPE"])
+
 /** @category cache */
 export const makeCache = (ttlMs: number): Cache => {
   const entries = new Map<string, CacheEntry>()
@@ -304,12 +307,22 @@ export const makeCache = (ttlMs: number): Cache => {
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const entry = entries.get(name)
       if (entry !== undefined && now - entry.at < ttlMs && now >= entry.at) return Effect.succeed(entry.collection)
-      return Effect.tap(get(http, name), (collection) =>
-        Effect.sync(() => {
-          const entry: CacheEntry = { collection, at: now, names: new Set(collection.properties.map((p) => p.name)) }
-          entries.set(name, entry)
-          if (collection.name !== name) entries.set(collection.name, entry)
-        }))
+      return get(http, name).pipe(
+        Effect.tap((collection) =>
+          Effect.sync(() => {
+            const entry: CacheEntry = { collection, at: now, names: new Set(collection.properties.map((p) => p.name)) }
+            entries.set(name, entry)
+            if (collection.name !== name) entries.set(collection.name, entry)
+          })
+        ),
+        // Stale if the read cannot be answered: on a cluster that lost a node, schema reads wait for
+        // Raft (seen: 15 s and more) while reads and writes at ONE or QUORUM still work. A collection
+        // read before serves then; it is read again on the next call.
+        Effect.catchIf(
+          (error): error is ConnectionFailed => entry !== undefined && error._tag === "ConnectionFailed" && STALE_ON.has(error.code ?? ""),
+          () => Effect.succeed(entry!.collection)
+        )
+      )
     })
   return {
     get: ttlMs <= 0 ? get : cached,

@@ -7,7 +7,11 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
+import * as TestServices from "effect/TestServices"
+import * as NodeNet from "node:net"
+import * as WeaviateHttp from "../../src/Driver/WeaviateHttp.ts"
 import { driverLayer } from "../../src/Cli/DriverCli.ts"
 import * as CollectionSchema from "../../src/Driver/CollectionSchema.ts"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
@@ -104,4 +108,47 @@ describe("the schema cache", () => {
       yield* TestClock.adjust("2 seconds")
       assert.include(yield* columnsOf, "fromElsewhere")
     }).pipe(withDriver(2_000)))
+
+  it.effect("a collection read before is served when its schema read gets no answer in time (a cluster waiting on a dead node), and read again next time", () =>
+    Effect.gen(function*() {
+      // A loopback proxy in front of the test Weaviate that can stop answering (accepts, never replies).
+      let hang = false
+      const held: Array<NodeNet.Socket> = []
+      const proxy = NodeNet.createServer((client) => {
+        const upstream = NodeNet.connect(w.port, "127.0.0.1")
+        // Requests sent while hanging (on a new connection or a kept-alive one) get no answer.
+        client.on("data", (chunk) => (hang ? void held.push(client) : void upstream.write(chunk)))
+        upstream.on("data", (chunk) => void client.write(chunk))
+        client.on("error", () => upstream.destroy())
+        client.on("close", () => upstream.destroy())
+        upstream.on("error", () => client.destroy())
+      })
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => void proxy.listen(0, "127.0.0.1", () => resume(Effect.void))),
+        () => Effect.sync(() => (held.forEach((s) => s.destroy()), proxy.close()))
+      )
+      const port = (proxy.address() as NodeNet.AddressInfo).port
+      const describe = Effect.flatMap(Driver, (d) => d.describe("proxied", "Plain"))
+      yield* Effect.flatMap(ConnectionStore, (s) => s.add({ name: "proxied", host: "127.0.0.1", port }))
+      const fresh = yield* describe
+      hang = true
+      yield* TestClock.adjust("2 seconds")
+      // The schema read hangs; its time-out (schemaMs, on the TestClock) ends it, and the cached collection serves.
+      const pending = yield* Effect.fork(describe)
+      for (let i = 0; i < 200 && held.length === 0; i++) yield* TestServices.provideLive(Effect.sleep("5 millis"))
+      assert.isAbove(held.length, 0, "the schema read reached the hanging proxy")
+      yield* TestClock.adjust("500 millis")
+      const stale = yield* Fiber.join(pending)
+      assert.deepStrictEqual(stale.columns.map((c) => c.name), fresh.columns.map((c) => c.name))
+      // Next time it is read again (and, the server answering again, fresh).
+      hang = false
+      held.forEach((s) => s.destroy())
+      const reads = schemaReads()
+      yield* describe
+      assert.isAbove(schemaReads(), reads)
+    }).pipe(
+      Effect.scoped,
+      withDriver(2_000),
+      Effect.provide(Layer.succeed(WeaviateHttp.Timeouts, { healthMs: 500, schemaMs: 500 }))
+    ))
 })
