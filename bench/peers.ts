@@ -48,11 +48,14 @@ const post = async (url: string, path: string, body: unknown) => {
   return JSON.parse(text) as unknown
 }
 
+/** `BENCH_SERVE_ARGS="--log-level warning"`: more `serve` flags for ours, for experiments that remove one cost. */
+const EXTRA_SERVE_ARGS = (process.env.BENCH_SERVE_ARGS ?? "").split(" ").filter((word) => word !== "")
+
 const cli = (args: ReadonlyArray<string>) => NodeChildProcess.execFileSync(process.execPath, [BIN, ...args], { encoding: "utf8" })
 
 /** The built daemon on core 0; resolves with its endpoint once it prints it (bounded to 20 s). */
 const serve = (home: string, probe: ReturnType<typeof ServerCost.probe>) =>
-  spawnServer("ours-execute_query", [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "exec", "--approval-command", "cat >/dev/null"], probe)
+  spawnServer("ours-execute_query", [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "exec", "--approval-command", "cat >/dev/null", ...EXTRA_SERVE_ARGS], probe)
 
 /** `lean-node` (bench/support/lean-execute-query.mjs), the floor of `execute_query`, on core 0. */
 const serveLean = (weaviateUrl: string, token: string, dir: string, probe: ReturnType<typeof ServerCost.probe>) =>
@@ -240,6 +243,8 @@ const main = async () => {
       check(name, result)
     }
     const viaUs = await latency("ours execute_query (same Get; fetch)", (i) => rawCall(started.endpoint, i, "execute_query", { connection_id, query: GET }), oursMeasured)
+    // The same request frame with a tool that does not reach the database: what a tools/call costs around the tool.
+    await latency("ours list_connections (no database)", (i) => rawCall(started.endpoint, i, "list_connections", {}), oursMeasured)
     const leanProbe = ServerCost.probe()
     const leanStarted = await serveLean(weaviate.url, token, home, leanProbe)
     lean = leanStarted.child

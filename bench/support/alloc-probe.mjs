@@ -4,6 +4,7 @@
 // signal writes `{ "bytes": N, "collections": N }` to the file named by WEAVIATE_MCP_ALLOC_FILE.
 // `allocated` is the counting rule, also used in process by ServerCost.ts.
 import * as NodeFs from "node:fs"
+import * as NodeInspector from "node:inspector"
 import * as NodeV8 from "node:v8"
 
 /** Bytes allocated between a heap size in use at the start, the collections since, and the size in use now. */
@@ -17,12 +18,25 @@ export const allocated = (startUsed, statistics, endUsed) => {
   return bytes + endUsed - after
 }
 
+// With WEAVIATE_MCP_ALLOC_SAMPLE=FILE the same window also records where the bytes were allocated:
+// V8's sampling heap profiler, counting objects already collected, written as a .heapprofile
+// (`npm run bench:profile`; read it in Chrome DevTools' Memory tab, or with Profiles.allocationSummary).
+const sampleFile = process.env.WEAVIATE_MCP_ALLOC_SAMPLE
+let windows = 0
+const session = sampleFile ? new NodeInspector.Session() : undefined
+session?.connect()
+
 const file = process.env.WEAVIATE_MCP_ALLOC_FILE
 if (file !== undefined && file !== "") {
   let profiler
   let startUsed = 0
   process.on("SIGUSR2", () => {
     if (profiler === undefined) {
+      session?.post("HeapProfiler.startSampling", {
+        samplingInterval: 4096,
+        includeObjectsCollectedByMajorGC: true,
+        includeObjectsCollectedByMinorGC: true
+      })
       startUsed = NodeV8.getHeapStatistics().used_heap_size
       profiler = new NodeV8.GCProfiler()
       profiler.start()
@@ -31,6 +45,9 @@ if (file !== undefined && file !== "") {
     const endUsed = NodeV8.getHeapStatistics().used_heap_size
     const { statistics } = profiler.stop()
     profiler = undefined
+    session?.post("HeapProfiler.stopSampling", (error, result) => {
+      if (error === null) NodeFs.writeFileSync(`${sampleFile}.${process.pid}.${++windows}.heapprofile`, JSON.stringify(result.profile))
+    })
     NodeFs.writeFileSync(file, JSON.stringify({ bytes: allocated(startUsed, statistics, endUsed), collections: statistics.length }))
   })
 }

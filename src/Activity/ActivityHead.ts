@@ -133,8 +133,8 @@ export const failed = (comparison: Comparison): boolean => comparison._tag === "
 
 /** What `ActivityLog` tells the head: lines appended, or the log rewritten (retention). @category models */
 export interface Tracker {
-  /** A batch was appended (`text` as written, `hash` its last line's): the head moves to it. */
-  readonly appended: (text: string, hash: string) => Effect.Effect<void>
+  /** A batch of `lines` lines was appended, `hash` its last line's: the head moves to it (synchronous, per batch). */
+  readonly appended: (lines: number, hash: string) => void
   /** The log was replaced by `content` (retention): the head is recounted and recorded at once. */
   readonly rewritten: (content: string) => Effect.Effect<void>
   /** Records the head now if it changed (the log is closing). */
@@ -179,11 +179,10 @@ export const tracker = (homeDir: string, existing: string, options: { readonly s
       )
     )
     return {
-      appended: (text, hash) =>
-        Effect.sync(() => {
-          current = { lines: current.lines + of(text).lines, hash }
-          Queue.unsafeOffer(changed, undefined)
-        }),
+      appended: (lines, hash) => {
+        current = { lines: current.lines + lines, hash }
+        Queue.unsafeOffer(changed, undefined)
+      },
       rewritten: (content) =>
         Effect.suspend(() => {
           current = of(content)

@@ -2,8 +2,9 @@
  * `activity.log`: what AI clients did, one hash-chained JSON line per MCP call (format in
  * `ActivityLine.ts`), kept 90 days.
  *
- * - **Never blocks a request.** `record` puts the call on an unbounded queue and returns; one writer
- *   fiber takes everything queued, formats the lines (the chain is its state) and appends them.
+ * - **Never blocks a request.** `record` puts the call on an unbounded queue and returns; the calls
+ *   recorded in one turn of the event loop are formatted (the chain is the writer's state) and appended
+ *   as one batch on the next turn (`Base/TickBatch`: no fiber is woken per call).
  * - **Whole lines only.** Each batch of complete lines is appended with one `write(2)` on a file
  *   opened `O_APPEND`; readers (the `activity` command) also ignore a last line without its newline.
  * - **One descriptor, held.** The log is opened once and appended to through that descriptor (opening
@@ -11,8 +12,8 @@
  *   rotated, replaced or removed by someone else (`FileWatch` on the home's renames, and a check of
  *   the file's identity by the first batch after 5 s without one: a new inode, or none), and after
  *   retention's own rewrite.
- * - **Durability.** A call's line is handed to the operating system (`write(2)`) by the writer fiber on
- *   the scheduler turn after the call is answered, batched with the lines of the same turn; it is not
+ * - **Durability.** A call's line is handed to the operating system (`write(2)`) by the writer on the
+ *   event-loop turn after the call is answered, batched with the lines of the same turn; it is not
  *   `fsync`ed. At a clean shutdown every line is written before the daemon exits.
  * - **Nothing lost on a clean shutdown.** Closing the layer waits for the batch being written, then
  *   writes whatever is still queued. It is closed after the transport (which has answered or
@@ -27,13 +28,13 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Queue from "effect/Queue"
+import * as Runtime from "effect/Runtime"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import * as FileWatch from "../Base/FileWatch.ts"
 import { Home } from "../Base/Home.ts"
+import * as TickBatch from "../Base/TickBatch.ts"
 import * as ActivityHead from "./ActivityHead.ts"
 import * as Line from "./ActivityLine.ts"
 
@@ -96,11 +97,10 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
       const home = yield* Home
       const path = home.path("activity")
       const retentionMs = Duration.toMillis(Duration.decode(options.retention ?? RETENTION))
-      // Calls wait in a plain array; the queue only wakes the writer, so interrupting the writer never loses a call.
-      let pending: Array<Line.Call> = []
-      const wake = yield* Queue.sliding<void>(1)
-      // One writer at a time: the writer fiber, the final drain and retention share the chain.
-      const lock = yield* Effect.makeSemaphore(1)
+      const clock = yield* Effect.clock
+      // The writer runs outside any fiber (TickBatch); what it reports goes through this runtime's loggers.
+      const runtime = yield* Effect.runtime<never>()
+      const report = (effect: Effect.Effect<void>) => void Runtime.runFork(runtime)(effect)
 
       const file = heldFile(path)
 
@@ -110,58 +110,40 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
       let prev = Line.lastHash(existing)
       // A last line left unterminated by a crash stays as it is (verification reports it); new lines start on a line of their own.
       let needsNewline = existing.length > 0 && !existing.endsWith("\n")
-      let written = 0
-      const waiters: Array<{ readonly upTo: number; readonly done: () => void }> = []
-      let recorded = 0
+      let checkedAt = clock.unsafeCurrentTimeMillis()
 
-      let checkedAt = yield* Clock.currentTimeMillis
-      const append = (calls: ReadonlyArray<Line.Call>) =>
-        Effect.gen(function*() {
-          if (calls.length === 0) return
-          let text = needsNewline ? "\n" : ""
-          let next = prev
-          for (const call of calls) {
-            const line = Line.formatCall(call, next)
-            text += line.text + "\n"
-            next = line.hash
-          }
-          // Without a rename event (a filesystem without them), the file's identity is checked by the
-          // first batch after `REPLACED_CHECK_MS`: never per call, and with no polling fiber.
-          const now = yield* Clock.currentTimeMillis
-          if (now - checkedAt >= REPLACED_CHECK_MS) {
-            checkedAt = now
-            yield* file.reopenIfReplaced
-          }
-          yield* Effect.tryPromise(() => file.append(text)).pipe(
-            Effect.tap(() =>
-              Effect.sync(() => {
-                prev = next
-                needsNewline = false
-              })
-            ),
-            Effect.tap(() => head.appended(text, next)),
-            Effect.catchAll((error) => Effect.zipRight(Effect.logError("cannot write activity.log", String(error.error)), file.close))
-          )
-          written += calls.length
-          for (let i = waiters.length - 1; i >= 0; i--) {
-            if (waiters[i]!.upTo <= written) {
-              waiters[i]!.done()
-              waiters.splice(i, 1)
-            }
-          }
-        }).pipe(lock.withPermits(1), Effect.uninterruptible)
-
-      const takePending = () => {
-        const batch = pending
-        pending = []
-        return batch
+      /** One batch: its lines formatted (the chain is the writer's state) and appended with one write. */
+      const append = async (calls: ReadonlyArray<Line.Call>) => {
+        let text = needsNewline ? "\n" : ""
+        let next = prev
+        for (const call of calls) {
+          const line = Line.formatCall(call, next)
+          text += line.text + "\n"
+          next = line.hash
+        }
+        // Without a rename event (a filesystem without them), the file's identity is checked by the
+        // first batch after `REPLACED_CHECK_MS`: never per call, and with no polling fiber.
+        const now = clock.unsafeCurrentTimeMillis()
+        if (now - checkedAt >= REPLACED_CHECK_MS) {
+          checkedAt = now
+          await file.reopenIfReplaced()
+        }
+        try {
+          await file.append(text)
+        } catch (error) {
+          report(Effect.logError("cannot write activity.log", String(error)))
+          await file.close()
+          return
+        }
+        prev = next
+        needsNewline = false
+        head.appended(calls.length, next)
       }
-      // Interruption can only come while waiting to be woken: a batch taken is written.
-      const writer = yield* Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(restore(Queue.take(wake)), () => append(takePending()))
-      ).pipe(Effect.forever, Effect.forkDaemon)
+      // One writer at a time: batches, retention and the final drain share the chain.
+      const batch = TickBatch.make(append, (error) => report(Effect.logError("cannot write activity.log", String(error))))
+      const exclusive = (effect: Effect.Effect<number>) => Effect.promise(() => batch.exclusive(() => Runtime.runPromise(runtime)(effect)))
 
-      const prune = Effect.gen(function*() {
+      const prune = exclusive(Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
         const result = retained(yield* readIfExists(path), now, now - retentionMs)
         if (result === undefined) return 0
@@ -169,44 +151,31 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
           Effect.zipRight(head.rewritten(result.text)),
           Effect.catchAll((error) => Effect.logError("cannot prune activity.log", String(error.error)))
         )
-        yield* file.close
+        yield* Effect.promise(file.close)
         if (result.nothingKept) prev = result.anchorHash
         yield* Effect.logInfo("activity log pruned").pipe(Effect.annotateLogs({ removed: result.droppedCalls }))
         return result.droppedCalls
-      }).pipe(lock.withPermits(1), Effect.uninterruptible)
-
-      const reopenIfReplaced = file.reopenIfReplaced.pipe(lock.withPermits(1), Effect.uninterruptible)
+      }))
 
       yield* prune
-      yield* FileWatch.follow(home.dir, NodePath.basename(path), { pollInterval: "none", events: "rename" }, reopenIfReplaced)
+      yield* FileWatch.follow(
+        home.dir,
+        NodePath.basename(path),
+        { pollInterval: "none", events: "rename" },
+        Effect.promise(() => batch.exclusive(file.reopenIfReplaced))
+      )
       yield* Effect.forkScoped(
         Effect.sleep(options.pruneEvery ?? Duration.days(1)).pipe(Effect.zipRight(prune), Effect.forever)
       )
 
+      // Closing waits for the batch being written and writes what is still queued.
       yield* Effect.addFinalizer(() =>
-        Effect.gen(function*() {
-          // The writer is interrupted between batches (a batch is written uninterruptibly), then the rest is written.
-          yield* Fiber.interrupt(writer)
-          yield* append(takePending())
-          yield* head.flush
-          yield* file.close
-          for (const waiter of waiters.splice(0)) waiter.done()
-        })
+        Effect.promise(batch.drained).pipe(Effect.zipRight(head.flush), Effect.zipRight(Effect.promise(file.close)))
       )
 
       return ActivityLog.of({
-        record: (call) => {
-          recorded++
-          pending.push(call)
-          wake.unsafeOffer(undefined)
-        },
-        flush: Effect.suspend(() => {
-          const upTo = recorded
-          if (written >= upTo) return Effect.void
-          return Effect.async<void>((resume) => {
-            waiters.push({ upTo, done: () => resume(Effect.void) })
-          })
-        }),
+        record: batch.push,
+        flush: Effect.promise(batch.drained),
         prune
       })
     })
@@ -235,25 +204,23 @@ const REPLACED_CHECK_MS = 5_000
  */
 const heldFile = (path: string) => {
   let handle: NodeFs.FileHandle | undefined
-  const close = Effect.suspend(() => {
+  const close = async () => {
     const held = handle
     handle = undefined
-    return held === undefined ? Effect.void : Effect.promise(() => held.close().catch(() => undefined))
-  })
+    await held?.close().catch(() => undefined)
+  }
   return {
     append: async (text: string) => {
       handle ??= await NodeFs.open(path, "a", 0o600)
       await appendAll(handle, text)
     },
     close,
-    reopenIfReplaced: Effect.suspend(() => {
+    reopenIfReplaced: async () => {
       const held = handle
-      if (held === undefined) return Effect.void
-      return Effect.promise(async () => {
-        const [open, named] = await Promise.all([held.stat(), NodeFs.stat(path).catch(() => undefined)])
-        return named === undefined || named.ino !== open.ino || named.dev !== open.dev
-      }).pipe(Effect.flatMap((replaced) => (replaced ? close : Effect.void)))
-    })
+      if (held === undefined) return
+      const [open, named] = await Promise.all([held.stat(), NodeFs.stat(path).catch(() => undefined)])
+      if (named === undefined || named.ino !== open.ino || named.dev !== open.dev) await close()
+    }
   }
 }
 

@@ -12,9 +12,10 @@ import * as HashMap from "effect/HashMap"
 import * as List from "effect/List"
 import * as LogLevel from "effect/LogLevel"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import * as Queue from "effect/Queue"
 import * as Stream from "effect/Stream"
+import * as TickBatch from "../Base/TickBatch.ts"
 import { META_CLIENT_INFO } from "../Schema/McpWire.ts"
 import * as Eras from "../Mcp/Eras.ts"
 import type * as HttpTransport from "../Mcp/HttpTransport.ts"
@@ -150,21 +151,17 @@ const logLineOf = (call: Line.Call): LogLine => ({
 })
 
 /**
- * Log lines are written by a fiber of their own, so that a request answered at once needs no fiber;
- * what is still pending is written when the scope closes.
+ * Log lines are written after the answer, those of one turn of the event loop together
+ * (`Base/TickBatch`: no fiber is woken per request); what is pending is written when the scope closes.
  */
 const makeLogLines = Effect.gen(function*() {
-  let pending: Array<LogLine> = []
-  const wake = yield* Queue.sliding<void>(1)
-  // The loggers are called directly, as `Effect.log` would call them, but once per batch rather
-  // than through one log effect per line: on a busy daemon this is most of the cost of the line.
-  const write = Effect.withFiberRuntime<void>((fiber) => {
-    const lines = pending
-    pending = []
-    if (lines.length === 0) return Effect.void
-    const minimum = fiber.getFiberRef(FiberRef.currentMinimumLogLevel)
-    const loggers = fiber.getFiberRef(FiberRef.currentLoggers)
-    const context = fiber.getFiberRefs()
+  // The loggers are called directly, as `Effect.log` would call them from the layer's fiber, but once
+  // per batch rather than through one log effect per line: on a busy daemon this is most of the cost of the line.
+  const fiber = yield* Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
+  const minimum = fiber.getFiberRef(FiberRef.currentMinimumLogLevel)
+  const loggers = fiber.getFiberRef(FiberRef.currentLoggers)
+  const context = fiber.getFiberRefs()
+  const write = (lines: ReadonlyArray<LogLine>) => {
     const date = new Date()
     for (const line of lines) {
       const logLevel = line.warn ? LogLevel.Warning : LogLevel.Info
@@ -174,16 +171,11 @@ const makeLogLines = Effect.gen(function*() {
         logger.log({ fiberId: fiber.id(), logLevel, message: line.message, cause: Cause.empty, context, spans: List.empty(), annotations, date })
       }
     }
-    return Effect.void
-  })
-  yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(wake), write)))
-  yield* Effect.addFinalizer(() => write)
-  return {
-    push: (line: LogLine) => {
-      pending.push(line)
-      Queue.unsafeOffer(wake, undefined)
-    }
   }
+  // A logger that throws loses its batch, as a failed write to stderr loses the line.
+  const batch = TickBatch.make(write, () => undefined)
+  yield* Effect.addFinalizer(() => Effect.promise(batch.drained))
+  return { push: batch.push }
 })
 
 /**
