@@ -1,15 +1,19 @@
 /**
  * The package as a user gets it: `npm pack` on a copy of the repository's files (no dist/, so
- * `prepare`/`prepack` build it), installed into a fresh project. There the README's embedding example
- * runs with plain `node`, the CLI runs without tsx, and a strict NodeNext TypeScript file using the
- * main exports (and the README's HttpRouter example) typechecks against the installed `.d.ts` with
- * `skipLibCheck: false`. Slow (a build, an install, a typecheck): one file, each step bounded.
+ * `prepare`/`prepack` build it), installed into a fresh project. There the embedding example of
+ * docs/design.md runs with plain `node`, the CLI runs without tsx, and every TypeScript and
+ * JavaScript block of README.md and docs/*.md (each its own module; JavaScript checked with
+ * `checkJs`), with a file using the main exports, typechecks against the installed `.d.ts` with
+ * `strict` and `skipLibCheck: false`. A block marked ```ts fragment is left out, and says why.
+ * Slow (a build, an install, a typecheck): one file, each step bounded. The rest of the docs:
+ * test/Package/Docs.test.ts.
  */
 import * as NodeChild from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { beforeAll, describe, expect, it } from "vitest"
+import { pages } from "../support/Markdown.ts"
 import { tempDirSync } from "../support/TestHome.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -126,8 +130,15 @@ describe("the packed package", () => {
     }
   }, 120_000)
 
-  it("a strict NodeNext TypeScript file using the main exports typechecks with skipLibCheck: false, 0 errors", () => {
-    NodeFs.writeFileSync(NodePath.join(project, "router.ts"), readmeBlock("ts", "## Mounting the endpoint in an `HttpRouter`"))
+  it("every TypeScript and JavaScript block of the docs, and a file using the main exports, typechecks strictly with skipLibCheck: false, 0 errors", () => {
+    const examples = pages().flatMap((page) =>
+      page.blocks
+        .filter((b) => /^(ts|typescript|js|javascript|mjs)$/.test(b.language) && !b.info.split(/\s+/).includes("fragment"))
+        .map((b) => ({ ...b, name: `${page.file.replace(/[/.]/g, "_")}_${b.line}.${b.language.startsWith("t") ? "ts" : "mjs"}` }))
+    )
+    // the design page's three, the export page's one at least: a block that stops being found must fail here
+    expect(examples.length).toBeGreaterThanOrEqual(4)
+    for (const example of examples) NodeFs.writeFileSync(NodePath.join(project, example.name), example.text)
     NodeFs.writeFileSync(NodePath.join(project, "consumer.ts"), `
 import { Effect, Layer, Option } from "effect"
 import { ConnectionStore, Daemon, Driver, Home, Lifecycle, McpHttpApp, Settings } from "weaviate-mcp"
@@ -153,9 +164,11 @@ export const lifecycle = Lifecycle.layer
         exactOptionalPropertyTypes: true,
         skipLibCheck: false,
         noEmit: true,
-        types: ["node"]
+        types: ["node"],
+        allowJs: true,
+        checkJs: true
       },
-      include: ["consumer.ts", "router.ts"]
+      include: ["consumer.ts", ...examples.map((e) => e.name)]
     }))
     const tsc = NodePath.join(root, "node_modules/typescript/bin/tsc")
     const result = NodeChild.spawnSync(process.execPath, [tsc, "-p", project], { cwd: project, encoding: "utf8", timeout: 240_000 })
