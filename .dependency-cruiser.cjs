@@ -1,7 +1,7 @@
 /**
  * The layers of src/, lowest first. A folder may import only the folders listed for it (and
  * itself); anything else is an upward or sideways import and fails `npm run typecheck` and
- * test/Contract/Layers.test.ts. README "Design" draws the same picture.
+ * test/Contract/Layers.test.ts. docs/design.md ("The layers") draws the imports that exist.
  */
 const LAYERS = {
   Base: [],

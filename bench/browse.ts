@@ -9,7 +9,7 @@
  * Weaviate runs pinned to core 1 and this process (the clients) to core 0, so they do not share a core.
  * Each client browses all 100 pages `ROUNDS` times after one warm-up round; prints the median time per
  * full browse and per page, and merges `{scenario: "browse", …}` rows (against `weaviate-ts-client`;
- * the gRPC client's figure is printed and kept in the README, as the contract names no baseline for it).
+ * the gRPC client's figure is printed and kept in docs/benchmarks.md, as the contract names no baseline for it).
  * Run with `npm run bench:browse`.
  */
 import * as Effect from "effect/Effect"

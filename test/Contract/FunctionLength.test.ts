@@ -1,5 +1,5 @@
 /**
- * No function in src/ runs past 120 lines (README "Design"): a longer one is split into named steps.
+ * No function in src/ runs past 120 lines (docs/development.md): a longer one is split into named steps.
  * Measured with the TypeScript parser on every function, arrow function and method.
  */
 import * as NodeFs from "node:fs"

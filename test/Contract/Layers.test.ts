@@ -1,5 +1,5 @@
 /**
- * The layers of src/ (README "Design"): lower folders never import higher ones, and there are no
+ * The layers of src/ (docs/design.md, "The layers"): lower folders never import higher ones, and there are no
  * import cycles. dependency-cruiser checks the rules of .dependency-cruiser.cjs; `npm run
  * typecheck` runs the same check, so a violation fails CI twice over.
  */

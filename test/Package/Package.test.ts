@@ -1,15 +1,19 @@
 /**
  * The package as a user gets it: `npm pack` on a copy of the repository's files (no dist/, so
- * `prepare`/`prepack` build it), installed into a fresh project. There the README's embedding example
- * runs with plain `node`, the CLI runs without tsx, and a strict NodeNext TypeScript file using the
- * main exports (and the README's HttpRouter example) typechecks against the installed `.d.ts` with
- * `skipLibCheck: false`. Slow (a build, an install, a typecheck): one file, each step bounded.
+ * `prepare`/`prepack` build it), installed into a fresh project. There the embedding example of
+ * docs/design.md runs with plain `node`, the CLI runs without tsx, and every TypeScript and
+ * JavaScript block of README.md and docs/*.md (each its own module; JavaScript checked with
+ * `checkJs`), with a file using the main exports, typechecks against the installed `.d.ts` with
+ * `strict` and `skipLibCheck: false`. A block marked ```ts fragment is left out, and says why.
+ * Slow (a build, an install, a typecheck): one file, each step bounded. The rest of the docs:
+ * test/Package/Docs.test.ts.
  */
 import * as NodeChild from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { beforeAll, describe, expect, it } from "vitest"
+import { pages } from "../support/Markdown.ts"
 import { tempDirSync } from "../support/TestHome.ts"
 
 const root = fileURLToPath(new URL("../..", import.meta.url))
@@ -19,16 +23,30 @@ const readme = ["README.md", ...NodeFs.readdirSync(NodePath.join(root, "docs")).
   .join("\n")
 const pkg = JSON.parse(NodeFs.readFileSync(NodePath.join(root, "package.json"), "utf8"))
 
+/** The output of a command run to completion (or outliving `timeoutMs`), without blocking the worker. */
+const spawn = (command: string, args: ReadonlyArray<string>, cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = {}) =>
+  new Promise<{ readonly status: number | null; readonly signal: NodeJS.Signals | null; readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
+    // Asynchronous: a spawnSync of several minutes starves vitest's worker RPC ("Timeout calling onTaskUpdate").
+    const child = NodeChild.spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
+    child.once("error", (error) => (clearTimeout(timer), reject(error)))
+    child.once("close", (status, signal) => (clearTimeout(timer), resolve({ status, signal, stdout, stderr })))
+  })
+
 /** Runs a command to completion; throws with its output when it fails or outlives `timeoutMs`. */
-const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = {}) => {
-  const result = NodeChild.spawnSync(command, args, { cwd, encoding: "utf8", timeout: timeoutMs, env: { ...process.env, ...env } })
+const run = async (command: string, args: ReadonlyArray<string>, cwd: string, timeoutMs: number, env: NodeJS.ProcessEnv = {}) => {
+  const result = await spawn(command, args, cwd, timeoutMs, env)
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(" ")} failed (${result.status ?? result.signal}):\n${result.stdout}\n${result.stderr}`)
   }
   return result.stdout
 }
 
-/** The README code block that starts with `marker`. */
+/** The first `language` block after `after` in README.md or docs/. */
 const readmeBlock = (language: string, after: string) => {
   const from = readme.indexOf(after)
   const match = new RegExp("```" + language + "\\n([\\s\\S]*?)```").exec(readme.slice(from))
@@ -39,10 +57,10 @@ const readmeBlock = (language: string, after: string) => {
 let project = ""
 let tarball = ""
 
-beforeAll(() => {
+beforeAll(async () => {
   // A copy of the files git would check out (committed or not), with the repository's node_modules.
   const copy = tempDirSync("weaviate-mcp-pack-src-")
-  const files = run("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], root, 30_000).split("\0").filter((f) => f !== "")
+  const files = (await run("git", ["ls-files", "--cached", "--others", "--exclude-standard", "-z"], root, 30_000)).split("\0").filter((f) => f !== "")
   for (const file of files) {
     if (!NodeFs.existsSync(NodePath.join(root, file))) continue
     NodeFs.mkdirSync(NodePath.dirname(NodePath.join(copy, file)), { recursive: true })
@@ -50,17 +68,17 @@ beforeAll(() => {
   }
   NodeFs.symlinkSync(NodePath.join(root, "node_modules"), NodePath.join(copy, "node_modules"), "dir")
   const out = tempDirSync("weaviate-mcp-pack-")
-  run("npm", ["pack", "--pack-destination", out, "--loglevel", "error"], copy, 240_000)
+  await run("npm", ["pack", "--pack-destination", out, "--loglevel", "error"], copy, 240_000)
   tarball = NodePath.join(out, `${pkg.name}-${pkg.version}.tgz`)
   project = tempDirSync("weaviate-mcp-host-")
   NodeFs.writeFileSync(NodePath.join(project, "package.json"), JSON.stringify({ name: "host", private: true, type: "module" }))
   // The registry is reachable, but the cache that installed the repository has every package.
-  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel", "error", tarball, `@types/node@${pkg.devDependencies["@types/node"]}`], project, 240_000)
+  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel", "error", tarball, `@types/node@${pkg.devDependencies["@types/node"]}`], project, 240_000)
 }, 600_000)
 
 describe("the packed package", () => {
-  it("ships dist/ with its declarations, no source map over 1 MB, and runtime dependencies only", () => {
-    const listing = run("tar", ["tzvf", tarball], project, 30_000).trim().split("\n")
+  it("ships dist/ with its declarations, no source map over 1 MB, and runtime dependencies only", async () => {
+    const listing = (await run("tar", ["tzvf", tarball], project, 30_000)).trim().split("\n")
     const files = new Map(listing.map((line) => {
       const parts = line.trim().split(/\s+/)
       return [parts[parts.length - 1]!.replace(/^package\//, ""), Number(parts[2])] as const
@@ -86,12 +104,12 @@ describe("the packed package", () => {
     expect(internal.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED")
   }, 120_000)
 
-  it("the CLI runs from the bundle with plain node (no tsx)", () => {
-    const version = run(process.execPath, [NodePath.join(project, "node_modules/.bin/weaviate-mcp"), "--version"], project, 60_000)
+  it("the CLI runs from the bundle with plain node (no tsx)", async () => {
+    const version = await run(process.execPath, [NodePath.join(project, "node_modules/.bin/weaviate-mcp"), "--version"], project, 60_000)
     expect(version).toContain(pkg.version)
   }, 120_000)
 
-  it("the README's embedding example runs with plain node: it serves, and SIGINT ends it with 0", async () => {
+  it("the embedding example of docs/design.md runs with plain node: it serves, and SIGINT ends it with 0", async () => {
     NodeFs.writeFileSync(NodePath.join(project, "main.mjs"), readmeBlock("js", "## Embedding"))
     const home = tempDirSync("weaviate-mcp-host-home-")
     const child = NodeChild.spawn(process.execPath, ["main.mjs"], { cwd: project, env: { ...process.env, MY_APP_HOME: home }, stdio: "pipe" })
@@ -126,8 +144,15 @@ describe("the packed package", () => {
     }
   }, 120_000)
 
-  it("a strict NodeNext TypeScript file using the main exports typechecks with skipLibCheck: false, 0 errors", () => {
-    NodeFs.writeFileSync(NodePath.join(project, "router.ts"), readmeBlock("ts", "## Mounting the endpoint in an `HttpRouter`"))
+  it("every TypeScript and JavaScript block of the docs, and a file using the main exports, typechecks strictly with skipLibCheck: false, 0 errors", async () => {
+    const examples = pages().flatMap((page) =>
+      page.blocks
+        .filter((b) => /^(ts|typescript|js|javascript|mjs)$/.test(b.language) && !b.info.split(/\s+/).includes("fragment"))
+        .map((b) => ({ ...b, name: `${page.file.replace(/[/.]/g, "_")}_${b.line}.${b.language.startsWith("t") ? "ts" : "mjs"}` }))
+    )
+    // the design page's three, the export page's one at least: a block that stops being found must fail here
+    expect(examples.length).toBeGreaterThanOrEqual(4)
+    for (const example of examples) NodeFs.writeFileSync(NodePath.join(project, example.name), example.text)
     NodeFs.writeFileSync(NodePath.join(project, "consumer.ts"), `
 import { Effect, Layer, Option } from "effect"
 import { ConnectionStore, Daemon, Driver, Home, Lifecycle, McpHttpApp, Settings } from "weaviate-mcp"
@@ -153,12 +178,14 @@ export const lifecycle = Lifecycle.layer
         exactOptionalPropertyTypes: true,
         skipLibCheck: false,
         noEmit: true,
-        types: ["node"]
+        types: ["node"],
+        allowJs: true,
+        checkJs: true
       },
-      include: ["consumer.ts", "router.ts"]
+      include: ["consumer.ts", ...examples.map((e) => e.name)]
     }))
     const tsc = NodePath.join(root, "node_modules/typescript/bin/tsc")
-    const result = NodeChild.spawnSync(process.execPath, [tsc, "-p", project], { cwd: project, encoding: "utf8", timeout: 240_000 })
+    const result = await spawn(process.execPath, [tsc, "-p", project], project, 240_000)
     expect(result.stdout + result.stderr).toBe("")
     expect(result.status).toBe(0)
   }, 300_000)

@@ -4,7 +4,7 @@
  * message (query results: in the ids they hold). The corpus covers every route and error the driver
  * uses, every filter operator, paging past QUERY_MAXIMUM_RESULTS, auth failures, class-scoped edits
  * and GraphQL errors. What the compatible instance deliberately does not model is compared less
- * strictly, each with its reason (`loose` below); README.md lists them.
+ * strictly, each with its reason (`loose` below); docs/testing.md ("Differential fidelity") lists them.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startRealWeaviate } from "./RealWeaviate.ts"
