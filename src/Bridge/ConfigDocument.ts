@@ -14,9 +14,9 @@ import type * as YamlLib from "yaml"
 
 /**
  * The `yaml` library, loaded when a YAML file is read or written: only Continue's files are YAML, and
- * the library would add 170 KB to what every start of the CLI parses (the bundle puts it in a chunk).
+ * the library would add 161 KB to what every start of the CLI parses (the bundle puts it in a chunk).
+ * It is CommonJS: Node's import gives its exports by name and as `default`, the bundle only as `default`.
  */
-// `yaml` is CommonJS: Node's import gives its exports by name and as `default`, the bundle only as `default`.
 const loadYaml = async () => (await import("yaml")).default
 type YamlModule = Awaited<ReturnType<typeof loadYaml>>
 
