@@ -255,21 +255,21 @@ const clientChecks = (running: { readonly port: number } | undefined) =>
       const file = ClientConfig.configPath(client)
       const text = yield* Effect.promise(() => NodeFs.readFile(file, "utf8").catch(() => undefined))
       if (text === undefined) continue
-      let config: Record<string, unknown>
-      try {
-        config = ClientConfig.parse(text, client, file)
-      } catch (error) {
-        checks.push(check(`client:${client}`, `${client} config`, "warn", `${file} cannot be read: ${(error as Error).message}`, `fix ${q(file)} by hand`))
+      const read = yield* Effect.either(Effect.tryPromise(() => ClientConfig.entries(client, file, text)))
+      if (read._tag === "Left") {
+        const reason = read.left.cause instanceof Error ? read.left.cause.message : String(read.left.cause)
+        checks.push(check(`client:${client}`, `${client} config`, "warn", `${file} cannot be read: ${reason}`, `fix ${q(file)} by hand`))
         continue
       }
-      for (const [name, entry] of Object.entries(ClientConfig.servers(config, ClientConfig.serversPath(client, file)))) {
+      for (const [name, entry] of Object.entries(read.right)) {
         if (!ClientConfig.isOurs(entry)) continue
         const id = `client:${client}:${name}`
         const title = `${client} entry "${name}"`
         const rewrite = `weaviate-mcp setup ${client} --write --home ${q(home.dir)}${name === "weaviate" ? "" : ` --name ${q(name)}`}`
         const record = entry as Record<string, unknown>
-        if (typeof record["url"] === "string") {
-          const url = record["url"]
+        const http = ClientConfig.endpoint(entry)
+        if (http !== undefined) {
+          const url = http.url
           const port = Number(/:(\d+)\/mcp$/.exec(url)?.[1])
           if (running === undefined) {
             checks.push(check(id, title, "skip", `${file}: points at ${url}; not tried, the daemon is not running`))
@@ -279,8 +279,7 @@ const clientChecks = (running: { readonly port: number } | undefined) =>
             checks.push(check(id, title, "fail", `${file}: points at ${url}, but the daemon listens on port ${running.port}`, `${rewrite} --token NAME (or start the daemon on port ${port}: weaviate-mcp serve --port ${port})`))
             continue
           }
-          const headers = typeof record["headers"] === "object" && record["headers"] !== null ? (record["headers"] as Record<string, string>) : {}
-          const answer = yield* Effect.promise(() => listOverHttp(url, headers))
+          const answer = yield* Effect.promise(() => listOverHttp(url, http.headers))
           checks.push(answer.ok
             ? check(id, title, "ok", `${file}: ${url} lists ${answer.tools} tools with the entry's token`)
             : check(id, title, "fail", `${file}: ${answer.reason}`, `${rewrite} --token NAME`))

@@ -4,7 +4,7 @@
  * gets the endpoint and a bearer token when `--token NAME` creates one; every other case gets the
  * stdio bridge, which reads its token from the handshake file and so keeps no secret in the client's
  * file. `--write` merges it into the client's own config file (`ClientConfig.update`: symlinks
- * followed, JSONC kept, mode and owner kept, a concurrent change never overwritten); `--remove`
+ * followed, JSONC and YAML comments kept, mode and owner kept, a concurrent change never overwritten); `--remove`
  * takes our entry out again, and only ours. See docs/clients.md.
  *
  * @since 0.1.0
@@ -52,11 +52,23 @@ const edit = <A>(operation: () => Promise<A>) =>
         : new ClientConfig.ConfigFileError({ message: error instanceof Error ? error.message : String(error) })
   })
 
-const isHttp = (entry: unknown): entry is { readonly url: string } =>
-  typeof entry === "object" && entry !== null && typeof (entry as Record<string, unknown>)["url"] === "string"
+const REFORMATTED = "Its servers list could not be edited line by line, so the yaml library wrote the file again: values and comments stay, spacing may differ."
 
 /** What an entry is, in words without its secrets (an HTTP entry's header holds a token). */
-const describeEntry = (entry: unknown) => (isHttp(entry) ? `the HTTP endpoint ${entry.url}` : "the weaviate-mcp bridge")
+const describeEntry = (entry: unknown) => {
+  const http = ClientConfig.endpoint(entry)
+  return http === undefined ? "the weaviate-mcp bridge" : `the HTTP endpoint ${http.url}`
+}
+
+/** A client release that kept the file elsewhere, when that older file is there and this one is not. */
+const olderNote = (client: ClientConfig.Client, file: string) =>
+  Effect.promise(() => ClientConfig.olderFile(client, file)).pipe(
+    Effect.flatMap((older) =>
+      older === undefined
+        ? Effect.void
+        : Console.error(`Note: ${older.path} exists. ${older.note}; for an older release, run again with --config ${JSON.stringify(older.path)}.`)
+    )
+  )
 
 /** `--remove`: shows (without --write) or removes our entry, and only ours. */
 const remove = (client: ClientConfig.Client, file: string, name: string, write: boolean) =>
@@ -70,7 +82,8 @@ const remove = (client: ClientConfig.Client, file: string, name: string, write: 
     const outcome = yield* edit(() => ClientConfig.update(file, client, { kind: "remove", name }))
     if (!outcome.changed) return yield* Console.log(`${where(outcome)} has no entry "${name}"; nothing to remove.`)
     yield* Console.log(`Removed "${name}" (${describeEntry(outcome.removed)}) from ${where(outcome)} (the original is in ${outcome.backup}).`)
-    if (isHttp(outcome.removed)) {
+    if (outcome.reformatted) yield* Console.log(REFORMATTED)
+    if (ClientConfig.endpoint(outcome.removed) !== undefined) {
       yield* Console.log("Its token stays valid until you revoke it: weaviate-mcp tokens list, then weaviate-mcp tokens revoke <id>.")
     }
     yield* Console.log(`Restart ${client} to pick it up.`)
@@ -121,8 +134,9 @@ export const setupCommand = Command.make(
         createdId = created.info.id
         target = { kind: "http", url: `http://127.0.0.1:${yield* endpointPort(home)}/mcp`, token: created.token }
       }
+      if (Option.isNone(flags.config)) yield* olderNote(client, file)
       if (!flags.write) {
-        yield* Console.log(JSON.stringify(ClientConfig.snippet(client, flags.name, target), null, 2))
+        yield* Console.log(yield* Effect.promise(() => ClientConfig.snippet(client, flags.name, target)))
         yield* Console.error(`Add this to ${file} (or run again with --write).`)
         return
       }
@@ -133,10 +147,11 @@ export const setupCommand = Command.make(
         )
       )
       yield* Console.log(`Wrote "${flags.name}" to ${where(outcome)}${outcome.backup === undefined ? "" : ` (the original is in ${outcome.backup})`}.`)
+      if (outcome.reformatted) yield* Console.log(REFORMATTED)
       if (target.kind === "http") {
         const before = outcome.modeBefore === undefined ? "" : `; it was ${octal(outcome.modeBefore)}`
         yield* Console.log(`The file holds a token, so it is now readable by you only (0600${before}).`)
       }
       yield* Console.log(`Restart ${client} to pick it up.`)
     })
-).pipe(Command.withDescription("Print or write the configuration that connects Claude Desktop, Claude Code, Cursor or VS Code"))
+).pipe(Command.withDescription("Print or write the configuration that connects Claude Desktop, Claude Code, Cursor, VS Code, Cline, Continue, Windsurf or Zed"))

@@ -16,8 +16,11 @@ const existing = (key: string) => ({ theme: "dark", [key]: { memory: other, remo
 
 const mode = (path: string) => NodeFs.statSync(path).mode & 0o777
 
+/** The clients whose files are JSON or JSONC (Continue's YAML has its own tests: SetupClients.test.ts). */
+const JSON_CLIENTS = CLIENTS.filter((client) => clients[client].format !== "yaml")
+
 describe("setup --write merges into each client's config file", () => {
-  it.each(CLIENTS)("%s: keeps every other server and setting, backs up the original, adds the bridge", async (client) => {
+  it.each(JSON_CLIENTS)("%s: keeps every other server and setting, backs up the original, adds the bridge", async (client) => {
     const dir = TestHome.tempDirSync()
     const home = TestHome.tempDirSync()
     const file = NodePath.join(dir, "config.json")
@@ -41,7 +44,7 @@ describe("setup --write merges into each client's config file", () => {
     expect(NodeFs.readdirSync(dir).sort()).toEqual(["config.json", "config.json.weaviate-mcp.bak"])
   })
 
-  it.each(["claude-code", "cursor", "vscode"] as const)("%s with --token: HTTP with the bearer header, the file made 0600", async (client) => {
+  it.each(["claude-code", "cursor", "vscode", "cline", "windsurf", "zed"] as const)("%s with --token: HTTP with the bearer header, the file made 0600", async (client) => {
     const dir = TestHome.tempDirSync()
     const home = TestHome.tempDirSync()
     const file = NodePath.join(dir, "config.json")
@@ -53,7 +56,7 @@ describe("setup --write merges into each client's config file", () => {
     const written = JSON.parse(NodeFs.readFileSync(file, "utf8"))
     expect(written[key].memory).toEqual(other)
     const entry = written[key].weaviate
-    expect(entry.url).toBe("http://127.0.0.1:23518/mcp")
+    expect(entry.url ?? entry.serverUrl).toBe("http://127.0.0.1:23518/mcp")
     expect(entry.headers.Authorization).toMatch(/^Bearer \S+$/)
     // The token is printed nowhere: it is in the 0600 file only.
     expect(r.stdout + r.stderr).not.toContain(entry.headers.Authorization.slice(7))
@@ -85,7 +88,7 @@ describe("setup --write merges into each client's config file", () => {
 })
 
 describe("setup without --write prints the snippet and changes nothing", () => {
-  it.each(CLIENTS)("%s", async (client) => {
+  it.each(JSON_CLIENTS)("%s", async (client) => {
     const home = TestHome.tempDirSync()
     const r = await Cli.run(["setup", client, "--home", home])
     expect(r.code).toBe(0)
@@ -112,7 +115,11 @@ describe("the real per-platform config paths", () => {
     ["cursor", "darwin", /\.cursor\/mcp\.json$/],
     ["vscode", "darwin", /Library\/Application Support\/Code\/User\/mcp\.json$/],
     ["vscode", "win32", /Roaming.Code.User.mcp\.json$/],
-    ["vscode", "linux", /^\/xdg\/Code\/User\/mcp\.json$/]
+    ["vscode", "linux", /^\/xdg\/Code\/User\/mcp\.json$/],
+    ["cline", "linux", /\/\.cline\/data\/settings\/cline_mcp_settings\.json$/],
+    ["continue", "win32", /\.continue.config\.yaml$/],
+    ["windsurf", "linux", /\/\.codeium\/windsurf\/mcp_config\.json$/],
+    ["zed", "linux", /^\/xdg\/zed\/settings\.json$/]
   ] as const)("%s on %s", (client, platform, expected) => {
     expect(configPath(client, platform, env)).toMatch(expected)
   })

@@ -189,6 +189,45 @@ describe("doctor with the daemon down", () => {
   })
 })
 
+describe("doctor reads the new clients' configs (Cline, Continue, Windsurf, Zed) at their documented paths", () => {
+  it("an entry of ours whose weaviate-mcp is gone fails in each, with the setup command that rewrites it; other entries are not looked at", async () => {
+    const m = machine()
+    const gone = NodePath.join(m.user, "old-checkout", "bin", "weaviate-mcp.js")
+    const ours = { command: process.execPath, args: [gone, "bridge", "--home", m.home, "--start"] }
+    const files: Record<string, [string, string]> = {
+      cline: [".cline/data/settings/cline_mcp_settings.json", JSON.stringify({ mcpServers: { weaviate: ours, other: { command: "npx" } } })],
+      continue: [".continue/config.yaml", `# mine\nname: c\nversion: 1.0.0\nmcpServers:\n  - name: other\n    command: npx\n  - name: weaviate\n    command: ${process.execPath}\n    args: [${JSON.stringify(gone)}, bridge, --home, ${JSON.stringify(m.home)}, --start]\n`],
+      windsurf: [".codeium/windsurf/mcp_config.json", JSON.stringify({ mcpServers: { weaviate: ours, figma: { serverUrl: "https://mcp.figma.com/mcp" } } })],
+      zed: [".config/zed/settings.json", `// Zed settings\n{\n  "theme": "One Dark",\n  "context_servers": { "weaviate": ${JSON.stringify(ours)}, },\n}\n`]
+    }
+    for (const [file, text] of Object.values(files)) {
+      NodeFs.mkdirSync(NodePath.dirname(NodePath.join(m.user, file)), { recursive: true })
+      NodeFs.writeFileSync(NodePath.join(m.user, file), text)
+    }
+    const r = await m.doctor()
+    for (const client of Object.keys(files)) {
+      expect(r.check(`client:${client}:weaviate`), client).toMatchObject({ status: "fail", fix: `weaviate-mcp setup ${client} --write --home ${m.home}` })
+      expect(r.check(`client:${client}:weaviate`)?.detail).toContain(`points at ${gone}, which does not exist`)
+    }
+    expect(r.report.checks.filter((c) => c.id.startsWith("client:"))).toHaveLength(4)
+  })
+
+  it("a config that cannot be parsed (Continue's YAML, Zed's JSONC) is a warning naming the file, not a crash", async () => {
+    const m = machine()
+    const yaml = NodePath.join(m.user, ".continue", "config.yaml")
+    const zed = NodePath.join(m.user, ".config", "zed", "settings.json")
+    NodeFs.mkdirSync(NodePath.dirname(yaml), { recursive: true })
+    NodeFs.mkdirSync(NodePath.dirname(zed), { recursive: true })
+    NodeFs.writeFileSync(yaml, "name: c\nmcpServers:\n  - name: a\n   command: x\n")
+    NodeFs.writeFileSync(zed, "{ \"theme\": ")
+    const r = await m.doctor()
+    expect(r.check("client:continue")).toMatchObject({ status: "warn", fix: `fix ${yaml} by hand` })
+    expect(r.check("client:continue")?.detail).toContain("is not valid YAML")
+    expect(r.check("client:zed")).toMatchObject({ status: "warn", fix: `fix ${zed} by hand` })
+    expect(r.check("node")?.status).toBe("ok")
+  })
+})
+
 describe("doctor with the daemon running", () => {
   const m = machine()
   let daemon: Cli.Running
@@ -209,6 +248,15 @@ describe("doctor with the daemon running", () => {
     // setup wrote the default port (no daemon port known to the test's setup); point it at this daemon.
     written.servers.weaviate.url = daemon.endpoint
     NodeFs.writeFileSync(NodePath.join(m.user, ".config", "Code", "User", "mcp.json"), JSON.stringify(written))
+    // The new clients (issue 33): Zed and Cline with the bridge, Continue (YAML, requestOptions.headers)
+    // and Windsurf (serverUrl) over HTTP with a token each.
+    for (const client of ["zed", "cline"]) expect((await m.cli("setup", client, "--write")).code).toBe(0)
+    for (const [client, file] of [["continue", ".continue/config.yaml"], ["windsurf", ".codeium/windsurf/mcp_config.json"]] as const) {
+      const r = await m.cli("setup", client, "--write", "--token", `doctor-${client}`)
+      expect(r.code, r.stderr).toBe(0)
+      const path = NodePath.join(m.user, file)
+      NodeFs.writeFileSync(path, NodeFs.readFileSync(path, "utf8").replace("http://127.0.0.1:23518/mcp", daemon.endpoint))
+    }
   }, 120_000)
   afterAll(async () => {
     daemon.child.kill("SIGTERM")
@@ -224,6 +272,14 @@ describe("doctor with the daemon running", () => {
     expect(r.check("client:cursor:weaviate")?.status, r.check("client:cursor:weaviate")?.detail).toBe("ok")
     expect(r.check("client:cursor:weaviate")?.detail).toMatch(/its bridge \(.*\) starts and lists \d+ tools/)
     expect(r.check("client:vscode:weaviate")?.status, r.check("client:vscode:weaviate")?.detail).toBe("ok")
+    for (const client of ["zed", "cline"]) {
+      expect(r.check(`client:${client}:weaviate`)?.detail).toMatch(/its bridge \(.*\) starts and lists \d+ tools/)
+      expect(r.check(`client:${client}:weaviate`)?.status).toBe("ok")
+    }
+    for (const client of ["continue", "windsurf"]) {
+      expect(r.check(`client:${client}:weaviate`)?.detail).toMatch(/lists \d+ tools with the entry's token/)
+      expect(r.check(`client:${client}:weaviate`)?.status).toBe("ok")
+    }
     expect(r.check(`connection:${connection}`)?.status, r.check(`connection:${connection}`)?.detail).toBe("ok")
     expect(r.check(`weaviate:${connection}`)).toMatchObject({ status: "ok", detail: `Weaviate ${weaviate.version} is supported (1.25.0 or newer)` })
     // A single-node server is a cluster of one healthy node.
