@@ -7,7 +7,7 @@
  * random nonce. The secret is generated when the layer is built and never leaves the process, so a
  * restart invalidates every outstanding state.
  *
- * A state is single use (README "Decisions" 8: a write must never run twice): `consume` records its nonce, and
+ * A state is single use (docs/design.md "Decisions" 8: a write must never run twice): `consume` records its nonce, and
  * a second `consume` of the same state is refused. Nonces are forgotten once their state has expired,
  * since an expired state is refused anyway. Every refusal is an `InvalidParams` (-32602) whose message
  * says what was wrong without revealing anything about the secret.

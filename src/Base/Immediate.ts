@@ -1,7 +1,7 @@
 /**
  * Effects whose outcome is already known. In Effect 3 `Effect.succeed`, `Effect.void` and `Exit`s are
  * `Exit`s: their value can be read without running a fiber. The request path uses that to answer the
- * usual request synchronously (README "Benchmarks"); anything not decided yet runs as before.
+ * usual request synchronously (docs/benchmarks.md); anything not decided yet runs as before.
  *
  * @since 0.1.0
  */

@@ -1,6 +1,6 @@
 /**
  * Deadlines that end a request with `RequestTimeout` (-33003): the 330-second handler deadline, and a
- * statement's own `timeout_seconds` (README "Decisions" 7: it ends the call like the handler deadline; the tool
+ * statement's own `timeout_seconds` (docs/design.md "Decisions" 7: it ends the call like the handler deadline; the tool
  * error `timeout` is kept for a time-out that Weaviate itself reports).
  *
  * A deadline is an entry in `Timers`, not a fiber of its own: one timer fiber per daemon sleeps until

@@ -12,7 +12,7 @@
  * 3. authentication (`Authenticator`, which also takes the request from the principal's rate bucket),
  *    done from the headers before the body is read (`admit`): without a valid token at most 64 KB of
  *    the body is read, so a large body is never parsed;
- * 4. the era (README "Decisions" 6): modern requests have their `_meta` (`-32602`, `-32022`) and headers
+ * 4. the era (docs/design.md "Decisions" 6): modern requests have their `_meta` (`-32602`, `-32022`) and headers
  *    (`-32020`) validated; legacy requests other than `initialize` need their session (`-33001`);
  * 5. the method (`-32601`, HTTP 404, also for the other era's methods) and its scopes (`-33007`);
  * 6. the handler, with `RequestContext` and `CurrentPrincipal` provided; calls that may suspend run
@@ -20,7 +20,7 @@
  *    if the daemon shuts down first. A request with `_meta.progressToken` is answered as an event
  *    stream, progress first and the response last.
  *
- * Error bodies echo the request id (`null` only when it cannot be read; README "Decisions" 5) and carry the
+ * Error bodies echo the request id (`null` only when it cannot be read; docs/design.md "Decisions" 5) and carry the
  * error's HTTP status and headers (`WWW-Authenticate`, `Retry-After`).
  *
  * Forbidden host and origin are answered `-33007` ("external access") with `data.code` naming the

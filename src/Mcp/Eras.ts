@@ -1,5 +1,5 @@
 /**
- * Protocol revisions and the two eras (README "Decisions" 6). A request is modern when its `_meta` carries
+ * Protocol revisions and the two eras (docs/design.md "Decisions" 6). A request is modern when its `_meta` carries
  * `io.modelcontextprotocol/protocolVersion` or its `MCP-Protocol-Version` header names a modern
  * revision; everything else is legacy (`initialize` + `Mcp-Session-Id`).
  *

@@ -11,7 +11,7 @@
  * | `Mcp-Name` | `tools/call`, `prompts/get` / `resources/read` | `params.name` / `params.uri` |
  * | `Mcp-Param-<field>` | when sent | the matching value in `arguments` (`tools/call`) or `params` |
  *
- * `Mcp-Param-<field>` (README "Decisions" 3): the field is matched case-insensitively, descending into nested
+ * `Mcp-Param-<field>` (docs/design.md "Decisions" 3): the field is matched case-insensitively, descending into nested
  * objects (tools declare `x-mcp-header` equal to the parameter's own name, so the official reading
  * and this one agree), never into arrays or strings. Strings compare as text, numbers numerically,
  * booleans as `true`/`false`; an array or object never matches, nor does an absent field. Values

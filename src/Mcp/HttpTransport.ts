@@ -3,7 +3,7 @@
  * are handled by an Effect `HttpHandler`.
  *
  * Why not `@effect/platform`'s HttpServer: measured on this workload it reaches ≈ 0.13× bare
- * `node:http` throughput, and the target is ≥ 0.6× (README "Benchmarks"). Here node parses HTTP, the
+ * `node:http` throughput, and the target is ≥ 0.6× (docs/benchmarks.md). Here node parses HTTP, the
  * body is read straight from the socket with a hard cap, and the handler's effect runs on a fiber of
  * its own only when it needs one (see `respond` in `make`).
  *

@@ -10,7 +10,7 @@
  *   (`DELETE /v1/batch/objects`) are refused with `unsupported`, naming
  *   `confirm_destructive_operation`, before anyone is asked.
  * - `max_rows` cuts grids (and REST lists) with a marker; `timeout_seconds` bounds the database call
- *   and ends the request with `-33003` (README "Decisions" 7), stopping the call.
+ *   and ends the request with `-33003` (docs/design.md "Decisions" 7), stopping the call.
  * - Progress is reported at 0.0 (received), 0.3 (sent to the database) and 1.0 (answered).
  *
  * @since 0.1.0

@@ -11,7 +11,7 @@
  * validation errors as tool results so that the model can correct itself.
  *
  * Every top-level string, integer or boolean parameter carries `x-mcp-header` equal to its own name
- * (README "Decisions" 3), except free text that may exceed the 16 KB header limit (a tool lists those in
+ * (docs/design.md "Decisions" 3), except free text that may exceed the 16 KB header limit (a tool lists those in
  * `unmirrored`). Numbers are never mirrored: the official rule allows the extension on string,
  * integer and boolean only.
  *
