@@ -546,6 +546,11 @@ const makeResponder = ({ fibers, handler, runFork }: Pipeline) => {
    * a handler that answers synchronously (`Effect.succeed`, an `Exit`) is written without a fiber; any
    * other runs on a fiber that usually completes while it starts; only a fiber still running after
    * that is tracked for shutdown and interrupted when its client goes away.
+   *
+   * What the two shortcuts (this one and `admitThen`'s) pay, measured 2026-11-25 with `tools/list`
+   * under wrk (64 connections, daemon and wrk on their own cores, three interleaved pairs): 262–414 µs
+   * of CPU per request with them (median 360), 409–498 µs with both removed (median 472), so a fiber
+   * per request costs about 30% more CPU, and 1.2–1.7× the requests per second are answered with them.
    */
   const respond = (res: NodeHttp.ServerResponse, request: HttpRequest) => {
     const effect = handler.handle(request)
