@@ -54,9 +54,11 @@ export interface Request {
   readonly timeoutMs?: number
   /**
    * A 2xx answer's body as the server sent it: not scrubbed, not parsed (`json` is `undefined`). For
-   * large answers of which the caller reads only a part (a batch's answer echoes every object it
-   * wrote): scanning and parsing it whole cost the import a fifth of its CPU. The caller scrubs what
-   * it shows. Other statuses are scrubbed and parsed as always.
+   * rows read to be written elsewhere as they are (an export: redaction would rewrite a row that only
+   * looks like a secret), and for large answers of which the caller reads only a part (a batch's
+   * answer echoes every object it wrote: scanning and parsing it whole cost the import a fifth of
+   * its CPU). The caller scrubs what it shows as a message. Other statuses are scrubbed and parsed
+   * as always.
    */
   readonly raw?: boolean
 }
