@@ -201,9 +201,12 @@ export const exportCommand = Command.make(
         includeVector: flags.includeVector,
         consistencyLevel: Option.getOrUndefined(flags.consistencyLevel)
       })
+      // The next page is asked for while this one is written, so Weaviate and we work at the same
+      // time; one page ahead at most, so memory holds two pages.
+      const pages = Stream.bufferChunks(readAll, { capacity: 1 })
       const copy = Effect.zipRight(
         target.write(encoder.header),
-        Stream.runForEachChunk(readAll, (chunk) => {
+        Stream.runForEachChunk(pages, (chunk) => {
           const page = Chunk.toReadonlyArray(chunk) as ReadonlyArray<Row>
           let text = ""
           page.forEach((row, i) => {
