@@ -27,6 +27,7 @@ import * as NodePath from "node:path"
 import { Driver } from "../Driver/Driver.ts"
 import type { Row } from "../Driver/Grid.ts"
 import * as RowFormat from "../Driver/RowFormat.ts"
+import * as BulkHeap from "./BulkHeap.ts"
 import * as BulkProgress from "./BulkProgress.ts"
 import { UsageError } from "./CliErrors.ts"
 import * as CommonOptions from "./CommonOptions.ts"
@@ -127,6 +128,7 @@ export const exportCommand = Command.make(
   },
   (flags) =>
     Effect.gen(function*() {
+      BulkHeap.bound()
       const resume = Option.getOrUndefined(flags.resume)
       if (resume !== undefined && !UUID.test(resume)) return yield* new UsageError({ message: `--resume must be a cursor (a uuid), got '${resume}'` })
       if (flags.pageSize < 1 || flags.pageSize > 10_000) return yield* new UsageError({ message: "--page-size must be between 1 and 10000" })
@@ -140,7 +142,11 @@ export const exportCommand = Command.make(
       const total = showProgress
         ? yield* Effect.orElseSucceed(driver.count(flags.connection, flags.table, { tenant }), () => undefined)
         : undefined
-      const progress = BulkProgress.make({ label: "export", enabled: showProgress, total })
+      // Finished on every way out (it keeps a timer while it runs).
+      const progress = yield* Effect.acquireRelease(
+        Effect.sync(() => BulkProgress.make({ label: "export", enabled: showProgress, total: total === undefined ? undefined : { rows: total } })),
+        (p) => Effect.sync(() => p.finish())
+      )
       const encoder = RowFormat.encoder(format, names)
 
       const temporary = output === undefined
@@ -195,9 +201,12 @@ export const exportCommand = Command.make(
         includeVector: flags.includeVector,
         consistencyLevel: Option.getOrUndefined(flags.consistencyLevel)
       })
+      // The next page is asked for while this one is written, so Weaviate and we work at the same
+      // time; one page ahead at most, so memory holds two pages.
+      const pages = Stream.bufferChunks(readAll, { capacity: 1 })
       const copy = Effect.zipRight(
         target.write(encoder.header),
-        Stream.runForEachChunk(readAll, (chunk) => {
+        Stream.runForEachChunk(pages, (chunk) => {
           const page = Chunk.toReadonlyArray(chunk) as ReadonlyArray<Row>
           let text = ""
           page.forEach((row, i) => {
@@ -219,5 +228,5 @@ export const exportCommand = Command.make(
       if (temporary !== undefined && output !== undefined) yield* rename(temporary, output)
       progress.finish()
       summary(true)
-    }).pipe(Effect.provide(driverLayer(flags.home)))
+    }).pipe(Effect.scoped, Effect.provide(driverLayer(flags.home)))
 ).pipe(Command.withDescription("Write every row of a collection to a file or stdout (JSONL, CSV or JSON)"))

@@ -26,6 +26,7 @@ import * as BatchImport from "../Driver/BatchImport.ts"
 import { ConnectionStore } from "../Driver/ConnectionStore.ts"
 import { Driver } from "../Driver/Driver.ts"
 import * as RowFormat from "../Driver/RowFormat.ts"
+import * as BulkHeap from "./BulkHeap.ts"
 import * as BulkProgress from "./BulkProgress.ts"
 import { UsageError } from "./CliErrors.ts"
 import * as CommonOptions from "./CommonOptions.ts"
@@ -84,6 +85,7 @@ export const importCommand = Command.make(
   },
   (flags) =>
     Effect.gen(function*() {
+      BulkHeap.bound()
       if (flags.batchSize < 1 || flags.batchSize > 10_000) return yield* new UsageError({ message: "--batch-size must be between 1 and 10000" })
       const format = Option.getOrElse(flags.format, () => (RowFormat.formatOfName(flags.file) === "csv" ? "csv" as const : "jsonl" as const))
       const store = yield* ConnectionStore
@@ -102,7 +104,18 @@ export const importCommand = Command.make(
         catch: (e) => new OutputFailed({ path: errorsPath, reason: e instanceof Error ? e.message : String(e) })
       })
       const size = yield* Effect.orElseSucceed(Effect.sync(() => NodeFs.statSync(flags.file).size), () => 0)
-      const progress = BulkProgress.make({ label: flags.dryRun ? "import (dry run)" : "import", enabled: BulkProgress.wanted(flags) })
+      // The file's size is the total: rows are read a few batches ahead of the ones answered. Finished
+      // on every way out (it keeps a timer while it runs).
+      const progress = yield* Effect.acquireRelease(
+        Effect.sync(() =>
+          BulkProgress.make({
+            label: flags.dryRun ? "import (dry run)" : "import",
+            enabled: BulkProgress.wanted(flags),
+            total: size > 0 ? { bytes: size } : undefined
+          })
+        ),
+        (p) => Effect.sync(() => p.finish())
+      )
       const started = performance.now()
       let written = 0
       let rejected = 0
@@ -110,10 +123,11 @@ export const importCommand = Command.make(
       const shown: Array<BatchImport.Rejected> = []
 
       let offset = 0
-      const items = Stream.tap(RowFormat.read(flags.file, format), (item) =>
-        Effect.sync(() => {
-          if (item._tag === "Parsed" && item.offset !== undefined) offset = item.offset
-        }))
+      // Per chunk, not per row: a stream step per row is a cost the import can feel.
+      const items = Stream.mapChunks(RowFormat.read(flags.file, format), (chunk) => {
+        for (const item of chunk) if (item._tag === "Parsed" && item.offset !== undefined) offset = item.offset
+        return chunk
+      })
       const results = BatchImport.writeAll(http, collection, items, {
         batchSize: flags.batchSize,
         idField: Option.getOrUndefined(flags.idField),
@@ -137,11 +151,10 @@ export const importCommand = Command.make(
                 if (errorsFile !== undefined) NodeFs.writeSync(errorsFile, `${JSON.stringify(entry)}\n`)
                 if (shown.length < SHOWN) {
                   shown.push(r)
-                  process.stderr.write(`line ${r.line}: ${r.reason}\n`)
+                  progress.log(`line ${r.line}: ${r.reason}\n`)
                 }
               }
-              // The file's size is the total: rows are read a few batches ahead of the ones answered.
-              progress.update(written + rejected, size > 0 ? offset / size : undefined)
+              progress.update(written + rejected, offset)
             },
             catch: (e) => new OutputFailed({ path: errorsPath ?? "errors", reason: e instanceof Error ? e.message : String(e) })
           })
@@ -181,5 +194,5 @@ export const importCommand = Command.make(
         )
       }
       if (rejected > 0) return yield* new RowsRejected({ rejected, written, dryRun: flags.dryRun })
-    }).pipe(Effect.provide(driverLayer(flags.home)))
+    }).pipe(Effect.scoped, Effect.provide(driverLayer(flags.home)))
 ).pipe(Command.withDescription("Write the rows of a JSONL or CSV file into a collection (batched)"))

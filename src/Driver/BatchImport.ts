@@ -342,7 +342,9 @@ export const sendBatch = (
     method: "POST" as const,
     path: "/v1/batch/objects",
     query: { consistency_level: options.consistencyLevel },
-    body: { json: { objects: rows.map((r) => r.object) } }
+    body: { json: { objects: rows.map((r) => r.object) } },
+    // The answer echoes every object with its vector; only the errors are read (see `rejectedOf`).
+    raw: true
   }
   const pause = (attempt: number) => Effect.sleep(Math.min(10_000, baseMs * 2 ** attempt))
   const attempt = (n: number): Effect.Effect<BatchResult, RequestError> =>
@@ -359,16 +361,34 @@ export const sendBatch = (
             rejected: rows.map((r): Rejected => ({ _tag: "Rejected", line: r.line, uuid: r.object.id, reason: `HTTP ${response.status}: ${detail}` }))
           })
         }
-        const results = Array.isArray(response.json) ? response.json : []
-        const rejected: Array<Rejected> = []
-        rows.forEach((row, i) => {
-          const reason = errorsOf(results[i])
-          if (reason !== undefined) rejected.push({ _tag: "Rejected", line: row.line, uuid: row.object.id, reason: http.scrub(reason) })
-        })
+        const rejected = rejectedOf(http, rows, response.text)
         return Effect.succeed({ written: rows.length - rejected.length, rejected })
       }
     })
   return attempt(0)
+}
+
+/**
+ * The rows of a batch Weaviate refused, from its answer: one entry per object, in order, with
+ * `result.errors` only when that object was refused. Weaviate leaves `errors` out of a written
+ * object's result, so an answer without the text `"errors"` refused none and is not parsed (a
+ * property named `errors` only costs the parse). Messages are scrubbed here (`raw` answers are not).
+ */
+const rejectedOf = (http: WeaviateHttp, rows: ReadonlyArray<Prepared>, text: string): Array<Rejected> => {
+  if (!text.includes(`"errors"`)) return []
+  let results: unknown
+  try {
+    results = JSON.parse(text)
+  } catch {
+    results = undefined
+  }
+  const list = Array.isArray(results) ? results : []
+  const rejected: Array<Rejected> = []
+  rows.forEach((row, i) => {
+    const reason = errorsOf(list[i])
+    if (reason !== undefined) rejected.push({ _tag: "Rejected", line: row.line, uuid: row.object.id, reason: http.scrub(reason) })
+  })
+  return rejected
 }
 
 const messageOf = (response: { readonly json: unknown; readonly text: string }): string => {

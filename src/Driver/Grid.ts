@@ -314,8 +314,17 @@ export interface ReadAllOptions {
   readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined
 }
 
+const parseBody = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * Every row of a collection through the `after` cursor (no offset, so no `QUERY_MAXIMUM_RESULTS` cap).
+ * Every row of a collection through the `after` cursor (no offset, so no `QUERY_MAXIMUM_RESULTS` cap),
+ * as stored: the pages are not redacted (see `WeaviateHttp`'s `raw`).
  *
  * @category requests
  */
@@ -337,10 +346,13 @@ export const readAll = (
         include,
         tenant: options.tenant,
         ...ConsistencyLevel.query(options.consistencyLevel)
-      }
+      },
+      // The rows as stored: redaction is for messages, and would rewrite a row that merely looks
+      // like a secret ("password: …"), so an export would not give back what was imported.
+      raw: true
     }).pipe(
       Effect.flatMap((response) => {
-        const objects = record(response.json).objects ?? []
+        const objects = record(parseBody(response.text)).objects ?? []
         if (!Array.isArray(objects)) {
           return Effect.fail(new UnexpectedResponse({ detail: "GET /v1/objects did not return a list of objects" }))
         }

@@ -52,6 +52,15 @@ export interface Request {
   readonly body?: { readonly json: unknown } | { readonly text: string }
   /** Give up after this long (milliseconds); default from `Timeouts` for health checks and schema reads. */
   readonly timeoutMs?: number
+  /**
+   * A 2xx answer's body as the server sent it: not scrubbed, not parsed (`json` is `undefined`). For
+   * rows read to be written elsewhere as they are (an export: redaction would rewrite a row that only
+   * looks like a secret), and for large answers of which the caller reads only a part (a batch's
+   * answer echoes every object it wrote: scanning and parsing it whole cost the import a fifth of
+   * its CPU). The caller scrubs what it shows as a message. Other statuses are scrubbed and parsed
+   * as always.
+   */
+  readonly raw?: boolean
 }
 
 /**
@@ -295,7 +304,11 @@ const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts }: SendC
           status = answer.statusCode
           const contentType = answer.headers["content-type"]
           return answer.body.text().then((raw) => {
-            // Servers may echo a rejected key: it never leaves this module.
+            const ok = answer.statusCode >= 200 && answer.statusCode < 300
+            if (req.raw === true && ok) {
+              return done(Effect.succeed({ status: answer.statusCode, contentType: Array.isArray(contentType) ? contentType.join(", ") : contentType, text: raw, json: undefined }))
+            }
+            // Servers may echo a rejected key: it never leaves this module (but for `raw`, see there).
             const text = scrub(raw)
             // Go's TLS server answers a plain-HTTP request with this 400: the SSL mode is wrong.
             if (answer.statusCode === 400 && PLAIN_TO_TLS.test(text)) {

@@ -90,6 +90,36 @@ const exportAll = async (table: string, out: string, extra: ReadonlyArray<string
   return jsonl(out)
 }
 
+/**
+ * Runs the command line on a pseudo-terminal (util-linux `script`), 200 columns wide: stdin, stdout
+ * and stderr are the terminal, and `text` is what it showed. `seen` resolves when the output matches.
+ */
+const onTerminal = (args: ReadonlyArray<string>) => {
+  const quote = (a: string) => `'${a.replace(/'/g, "'\\''")}'`
+  const command = `stty cols 200 rows 40; exec ${[process.execPath, Cli.BIN, ...args, "--home", home].map(quote).join(" ")}`
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("WEAVIATE_MCP_")))
+  const child = NodeChild.spawn("script", ["-qefc", command, "/dev/null"], { stdio: ["pipe", "pipe", "pipe"], env })
+  let text = ""
+  const waiting: Array<{ pattern: RegExp; resolve: () => void }> = []
+  child.stdout.on("data", (d: Buffer) => {
+    text += d.toString()
+    for (const w of waiting.filter((w) => w.pattern.test(text))) {
+      waiting.splice(waiting.indexOf(w), 1)
+      w.resolve()
+    }
+  })
+  child.stderr.on("data", (d: Buffer) => (text += d.toString()))
+  const exited = new Promise<{ code: number | null; text: string }>((resolve) => child.once("exit", (code) => resolve({ code, text })))
+  return {
+    exited,
+    seen: (pattern: RegExp) =>
+      pattern.test(text) ? Promise.resolve() : Promise.race([
+        new Promise<void>((resolve) => waiting.push({ pattern, resolve })),
+        exited.then(({ text }) => Promise.reject(new Error(`exited before ${pattern}:\n${text}`)))
+      ])
+  }
+}
+
 // ===== A proxy that counts and injects faults =====
 
 type Verdict = "forward" | "drop" | "hang" | { readonly status: number }
@@ -210,6 +240,16 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
     expect(lastJson(imported.stdout)).toMatchObject({ rows: ROWS, rejected: 0, complete: true })
     const copy = await exportAll("CopyJ", file("rt-copy.jsonl"))
     expect(byUuid(copy)).toEqual(byUuid(original))
+  })
+
+  it("rows are exported as stored: a text that looks like a secret is not redacted (a round trip gives it back)", async () => {
+    await createCollection("Secretish")
+    const titles = ["password: hunter22", "Authorization: Bearer abcdefgh12345678", "see https://user:pw@example.com/x", "api_key=abcd1234"]
+    await send("POST", "/v1/batch/objects", {
+      objects: titles.map((title, i) => ({ class: "Secretish", id: uuidOf(9000 + i), properties: { title } }))
+    })
+    const rows = await exportAll("Secretish", file("secretish.jsonl"))
+    expect(byUuid(rows).map((r) => r.title)).toEqual(titles)
   })
 
   it("CSV round trip, RFC 4180 quoting of commas, quotes and new lines; null and empty text stay apart", async () => {
@@ -455,6 +495,47 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
     expect(await count("Multi", "globex")).toBe(40)
     const copy = await exportAll("Multi", file("globex.jsonl"), ["--tenant", "globex"])
     expect(byUuid(copy)).toEqual(byUuid(jsonl(out)))
+  })
+
+  it("on a terminal (a pseudo-terminal): the progress line shows rows of the Aggregate total, rows/s, the elapsed time and an ETA", async () => {
+    const proxy = await startProxy(w.url)
+    try {
+      await addConnection("slow", proxy.port)
+      // The 3rd page is held: the export is 800 rows in while we read its progress line.
+      let pages = 0
+      proxy.decide = (req) => req.method === "GET" && req.path.startsWith("/v1/objects?") && ++pages === 3 ? "hang" : "forward"
+      const run = onTerminal(["export", "slow", "Item", "--output", file("tty.jsonl"), "--page-size", "400"])
+      const line = /export \[=+-+\]: 800\/2,500 rows, 32%, [\d,]+ rows\/s, 0:\d\d elapsed, ETA \d+:\d\d/
+      await run.seen(line)
+      // The held page's connection is lost: the export stops, keeping the 800 rows.
+      await proxy.close()
+      const { code, text } = await run.exited
+      expect(code, text).toBe(1)
+      expect(text).toMatch(line)
+      // Redrawn in place: carriage returns or cursor moves, not one line per redraw.
+      expect(text.split("\n").filter((l) => l.includes("800/2,500 rows")).length).toBe(1)
+      expect(text).toContain("export stopped after 800 rows")
+    } finally {
+      await proxy.close()
+    }
+  })
+
+  it("on a terminal with --json, and without a terminal, there is no progress: one JSON summary", async () => {
+    const tty = await onTerminal(["export", "w", "Item", "--output", file("quiet.jsonl"), "--json"]).exited
+    expect(tty.code, tty.text).toBe(0)
+    expect(JSON.parse(tty.text.trim())).toMatchObject({ complete: true, rows: ROWS, errors: 0, cursor: null })
+    const piped = await cli(["export", "w", "Item", "--output", file("quiet.jsonl")])
+    expect(piped.code, piped.stderr).toBe(0)
+    expect(piped.stderr).toBe("")
+    expect(piped.stdout.trim().split("\n")).toHaveLength(1)
+    expect(JSON.parse(piped.stdout)).toMatchObject({ complete: true, rows: ROWS, seconds: expect.any(Number), rowsPerSecond: expect.any(Number) })
+    // An import on a terminal: the share of the file read, and a summary for a person.
+    await createCollection("TtyCopy")
+    const imported = await onTerminal(["import", "w", "TtyCopy", file("quiet.jsonl")]).exited
+    expect(imported.code, imported.text).toBe(0)
+    expect(imported.text).toMatch(/import \[=+\]: 2,500 rows, 100%, [\d,]+ rows\/s, 0:\d\d elapsed/)
+    expect(imported.text).toMatch(/imported 2500 rows into TtyCopy in [\d.]+ s/)
+    expect(await count("TtyCopy")).toBe(ROWS)
   })
 
   it("a reader that goes away (| head) ends the export with one line and the cursor, no stack trace", async () => {

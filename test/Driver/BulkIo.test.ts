@@ -68,6 +68,31 @@ describe("RowFormat.read line numbers (no server)", () => {
       const lines = yield* Stream.runCollect(RowFormat.read(NodePath.join(dir, "rows.jsonl"), "jsonl"))
       assert.deepStrictEqual(Chunk.toReadonlyArray(lines).map((i) => [i._tag, i.line]), [["Parsed", 1], ["BadLine", 3], ["BadLine", 4], ["Parsed", 5]])
     }))
+
+  it.effect("JSONL is read a block at a time: LF, CRLF and CR lines, a BOM, lines longer than a read, UTF-8 across reads", () =>
+    Effect.gen(function*() {
+      const dir = tempHome()
+      // A line of 200,000 characters spans several 64 KiB reads; "é" (2 bytes) falls across them.
+      const long = JSON.stringify({ a: 3, text: "é".repeat(100_000) })
+      const body = ["{\"a\":1}", "", "{\"a\":2}", long, "{oops", "{\"a\":4}"]
+      for (const [name, content] of [
+        ["lf.jsonl", `\ufeff${body.join("\n")}\n`],
+        ["crlf.jsonl", body.join("\r\n")],
+        ["cr.jsonl", `${body.join("\r")}\r`]
+      ] as const) {
+        const path = NodePath.join(dir, name)
+        NodeFs.writeFileSync(path, content)
+        const items = Chunk.toReadonlyArray(yield* Stream.runCollect(RowFormat.read(path, "jsonl")))
+        assert.deepStrictEqual(items.map((i) => [i._tag, i.line]), [["Parsed", 1], ["Parsed", 3], ["Parsed", 4], ["BadLine", 5], ["Parsed", 6]], name)
+        const parsed = items.filter((i): i is RowFormat.Parsed => i._tag === "Parsed")
+        assert.strictEqual((parsed[2]!.values.text as string).length, 100_000)
+        assert.deepStrictEqual(parsed.map((i) => i.values.a), [1, 2, 3, 4])
+        // Offsets (progress) only grow, and the last one is the file's size.
+        const offsets = parsed.map((i) => i.offset!)
+        assert.deepStrictEqual([...offsets].sort((x, y) => x - y), offsets)
+        assert.strictEqual(offsets.at(-1), NodeFs.statSync(path).size)
+      }
+    }))
 })
 
 let w: WeaviateTestInstance
@@ -105,5 +130,27 @@ describe("Driver.readAll into Driver.writeAll", () => {
     const byUuid = (rows: ReadonlyArray<Record<string, unknown>>) => [...rows].sort((a, b) => String(a.uuid).localeCompare(String(b.uuid)))
     assert.strictEqual(copied.length, 4)
     assert.deepStrictEqual(byUuid(copied), byUuid(original))
+  })
+})
+
+describe("BatchImport reads only the errors of a batch's answer", () => {
+  it("an answer without \"errors\" wrote every row; a property named errors and a refused row are still read right", async () => {
+    const created = await fetch(`${w.url}/v1/schema`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ class: "Errs", vectorizer: "none", properties: [{ name: "errors", dataType: ["text"] }, { name: "when", dataType: ["date"] }] })
+    })
+    assert.strictEqual(created.status, 200)
+    const write = (rows: ReadonlyArray<Record<string, unknown>>) =>
+      runtime.runPromise(Effect.flatMap(Driver, (driver) => Stream.runCollect(driver.writeAll("local", "Errs", Stream.fromIterable(rows)))))
+    const clean = Chunk.toReadonlyArray(await write([{ errors: "{\"errors\":{\"error\":[{\"message\":\"no\"}]}}" }, { when: "2024-01-01T00:00:00Z" }]))
+    assert.deepStrictEqual(clean.map((r) => [r.written, r.rejected]), [[2, []]])
+    const mixed = Chunk.toReadonlyArray(await write([{ errors: "none" }, { when: "2024-01-01" }, { errors: "x" }]))
+    assert.deepStrictEqual(mixed.map((r) => [r.written, r.rejected.map((x) => [x.line, x.reason])]), [[2, [[
+      2,
+      "invalid date property 'when' on class 'Errs': requires a string with a RFC3339 formatted date, but the given value is '2024-01-01'"
+    ]]]])
+    const count = await (await fetch(`${w.url}/v1/objects?class=Errs&limit=100`)).json() as { objects: Array<unknown> }
+    assert.strictEqual(count.objects.length, 4)
   })
 })
