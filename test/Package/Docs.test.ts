@@ -233,6 +233,8 @@ const FOREIGN_FLAGS: Readonly<Record<string, string>> = {
   "--cpu-prof": "node",
   "--max-semi-space-size": "node",
   "--max-old-space-size": "node",
+  "--trace-gc": "node",
+  "--heap-growing-percent": "node (V8)",
   "--noEmit": "tsc",
   "--scheme": "weaviate-server",
   "--tls-host": "weaviate-server",
