@@ -21,7 +21,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Redacted from "effect/Redacted"
-import { isAscii } from "node:buffer"
 import type * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs/promises"
 import * as NodeNet from "node:net"
@@ -304,8 +303,7 @@ const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts }: SendC
         .then((answer) => {
           status = answer.statusCode
           const contentType = answer.headers["content-type"]
-          return answer.body.arrayBuffer().then((bytes) => {
-            const raw = decodeBody(Buffer.from(bytes))
+          return answer.body.text().then((raw) => {
             const ok = answer.statusCode >= 200 && answer.statusCode < 300
             if (req.raw === true && ok) {
               return done(Effect.succeed({ status: answer.statusCode, contentType: Array.isArray(contentType) ? contentType.join(", ") : contentType, text: raw, json: undefined }))
@@ -435,18 +433,6 @@ const speaksTls = (host: string, port: number): Effect.Effect<boolean> =>
       socket.destroy()
     })
   })
-
-/** What undici's `body.text()` uses: a leading BOM dropped, bad bytes as U+FFFD. */
-const utf8 = new TextDecoder()
-
-/**
- * A body's text, as `body.text()` gives it (UTF-8, a leading BOM dropped). An ASCII body (JSON with
- * English text and numbers, most pages of rows) is read as Latin-1, the same text: Node keeps a Latin-1
- * string of more than about 1 MB outside the V8 heap, so a page of rows with vectors (4 MB for 500)
- * no longer fills the heap's large-object space, which only a full collection empties (an export
- * spent a fifth of its CPU in those collections).
- */
-const decodeBody = (bytes: Buffer): string => (isAscii(bytes) ? bytes.toString("latin1") : utf8.decode(bytes))
 
 const parseJson = (text: string): unknown => {
   if (text.length === 0) return undefined

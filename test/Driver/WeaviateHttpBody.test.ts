@@ -1,7 +1,7 @@
 /**
- * WeaviateHttp reads a body as `body.text()` would (UTF-8, a leading BOM dropped, bad bytes as U+FFFD),
- * also when it takes an ASCII body as Latin-1 (which keeps a large page off the V8 heap). A loopback
- * server answers with the exact bytes each case needs.
+ * WeaviateHttp reads a body as TextDecoder does (UTF-8, a leading BOM dropped, bad bytes as U+FFFD),
+ * whether the request is `raw` (the rows an export writes as stored) or parsed. A loopback server
+ * answers with the exact bytes each case needs.
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -12,7 +12,7 @@ import { Driver } from "../../src/Driver/Driver.ts"
 import { type DriverRuntime, makeRuntime, tempHome } from "./support.ts"
 
 const bodies: Record<string, Buffer> = {
-  // A page of rows as JSON, ASCII only and over 1 MB (Node keeps such a Latin-1 string off the heap).
+  // A page of rows as JSON, ASCII only and over 1 MB.
   "/ascii": Buffer.from(JSON.stringify({ objects: Array.from({ length: 3000 }, (_, i) => ({ id: i, vector: [0.125, -2.5e-7, i / 3] })) })),
   "/utf8": Buffer.from(JSON.stringify({ title: "café, 漢字, 🎉", text: "a".repeat(2_000_000) })),
   "/bom": Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("{\"a\":\"ü\"}")]),
