@@ -15,7 +15,7 @@
  * Each command of ours pays a fixed start (node, the CLI bundle, the connection, the schema): the time
  * of a 1-row export and a 1-row import is measured too, and the rates without it are printed beside.
  * Ours and `weaviate-ts-client` run `ROUNDS` times each, interleaved, the order swapped every round (the
- * first import into a fresh Weaviate is the slowest); rows/s is all rows over all their seconds. Each
+ * first import into a fresh Weaviate once ran at 57% of the next); rows/s is all rows over all their seconds. Each
  * import's collection is counted and then deleted, so every round starts from the same server.
  * Weaviate is pinned to core 1 and the clients (this process and the CLI it starts) to core 0
  * (`bench/support/Cores.ts`). Beside wall time, each line has the client's CPU time (user + system:
