@@ -14,6 +14,7 @@ import type { AddressInfo } from "node:net"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { performance } from "node:perf_hooks"
+import * as ServerCost from "./support/ServerCost.ts"
 
 const BIN = NodePath.resolve(import.meta.dirname, "../bin/weaviate-mcp.js")
 const DIMENSIONS = 384
@@ -72,21 +73,13 @@ const synthetic = async (rows: number) => {
 const peakOf = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) =>
   new Promise<number>((resolve, reject) => {
     const child = NodeChildProcess.spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...env } })
-    let peak = 0
     let stderr = ""
     child.stderr.on("data", (d) => (stderr += d))
-    const sample = setInterval(() => {
-      try {
-        const kb = /VmHWM:\s+(\d+)/.exec(NodeFs.readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1]
-        if (kb !== undefined) peak = Math.max(peak, Number(kb))
-      } catch {
-        // exited between two samples
-      }
-    }, 10)
+    const rss = ServerCost.peakRss(child.pid, 10)
     child.once("exit", (code) => {
-      clearInterval(sample)
+      const peakMb = rss.stop()
       if (code !== 0) reject(new Error(`weaviate-mcp ${args.join(" ")}: exit ${code}\n${stderr}`))
-      else resolve(peak / 1024)
+      else resolve(peakMb)
     })
   })
 

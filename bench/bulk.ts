@@ -41,6 +41,7 @@ import weaviateV3 from "weaviate-client"
 import { startRealWeaviate } from "../test/weaviate/RealWeaviate.ts"
 import * as Cores from "./support/Cores.ts"
 import * as Results from "./support/Results.ts"
+import * as ServerCost from "./support/ServerCost.ts"
 
 type App = typeof weaviateImport extends { default: infer D } ? D : typeof weaviateImport
 const weaviateV2 = ((weaviateImport as { default?: App }).default ?? weaviateImport) as App
@@ -131,19 +132,11 @@ const cli = (args: ReadonlyArray<string>, serverPid: number) =>
     const child = NodeChildProcess.spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "pipe", "pipe"] })
     let stdout = ""
     let stderr = ""
-    let peak = 0
     child.stdout.on("data", (d) => (stdout += d))
     child.stderr.on("data", (d) => (stderr += d))
-    const sample = setInterval(() => {
-      try {
-        const kb = /VmHWM:\s+(\d+)/.exec(NodeFs.readFileSync(`/proc/${child.pid}/status`, "utf8"))?.[1]
-        if (kb !== undefined) peak = Math.max(peak, Number(kb))
-      } catch {
-        // exited between two samples
-      }
-    }, 20)
+    const rss = ServerCost.peakRss(child.pid, 20)
     child.once("exit", (code) => {
-      clearInterval(sample)
+      const peakMb = rss.stop()
       if (code !== 0) return reject(new Error(`weaviate-mcp ${args.join(" ")}: exit ${code}\n${stderr}`))
       const summary = JSON.parse(stdout.trim().split("\n").at(-1)!) as { rows: number }
       resolve({
@@ -151,7 +144,7 @@ const cli = (args: ReadonlyArray<string>, serverPid: number) =>
         seconds: (performance.now() - started) / 1000,
         cpu: cpuOf("self", "children") - cpu0,
         server: cpuOf(serverPid, "own") - server0,
-        peakMb: peak / 1024,
+        peakMb,
         stdout
       })
     })

@@ -96,3 +96,25 @@ export const inProcess = async <A>(calls: number, run: () => Promise<A>): Promis
   const bytes = allocated(startUsed, profiler.stop()?.statistics ?? [], endUsed)
   return { result, cost: { cpuMsPerCall: (used.user + used.system) / 1000 / calls, bytesPerCall: bytes / calls } }
 }
+
+/**
+ * Follows a child process's peak RSS (VmHWM from /proc, sampled every `intervalMs` until it exits);
+ * `stop()` ends the sampling and answers the peak in MB.
+ */
+export const peakRss = (pid: number | undefined, intervalMs: number) => {
+  let peakKb = 0
+  const sample = setInterval(() => {
+    try {
+      const kb = /VmHWM:\s+(\d+)/.exec(NodeFs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]
+      if (kb !== undefined) peakKb = Math.max(peakKb, Number(kb))
+    } catch {
+      // exited between two samples
+    }
+  }, intervalMs)
+  return {
+    stop: () => {
+      clearInterval(sample)
+      return peakKb / 1024
+    }
+  }
+}
