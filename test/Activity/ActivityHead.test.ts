@@ -17,22 +17,9 @@ import { ActivityLog } from "../../src/Activity/ActivityLog.ts"
 import { Home } from "../../src/Base/Home.ts"
 import * as Cli from "../support/Cli.ts"
 import * as TestHome from "../support/TestHome.ts"
+import { sampleCall } from "./support.ts"
 
-const call = (time: number, i: number, tool = "execute_query"): Line.Call => ({
-  time,
-  client: "claude-code",
-  clientVersion: "1.0.0",
-  principal: "tok_1",
-  principalName: "laptop",
-  era: "modern",
-  method: "tools/call",
-  tool,
-  connection: "c1",
-  outcome: "ok",
-  code: null,
-  durationMs: i,
-  statements: []
-})
+const call = (time: number, i: number, tool = "execute_query"): Line.Call => sampleCall({ time, durationMs: i, tool })
 
 /** `n` chained lines after `prev`. */
 const chain = (n: number, prev = Line.GENESIS, tool = "execute_query", from = 0) => {

@@ -6,22 +6,10 @@ import * as Line from "../../src/Activity/ActivityLine.ts"
 import { ActivityLog } from "../../src/Activity/ActivityLog.ts"
 import { Home } from "../../src/Base/Home.ts"
 import * as TestHome from "../support/TestHome.ts"
+import { sampleCall } from "./support.ts"
 
-const call = (time: number, i: number): Line.Call => ({
-  time,
-  client: "claude-code",
-  clientVersion: "1.0.0",
-  principal: "tok_1",
-  principalName: "laptop",
-  era: "modern",
-  method: "tools/call",
-  tool: "execute_query",
-  connection: "c1",
-  outcome: "ok",
-  code: null,
-  durationMs: i,
-  statements: [Line.statementDigest(`{ Get { Article${i} { title } } }`)]
-})
+const call = (time: number, i: number): Line.Call =>
+  sampleCall({ time, durationMs: i, statements: [Line.statementDigest(`{ Get { Article${i} { title } } }`)] })
 
 const chain = (n: number) => {
   let prev = Line.GENESIS

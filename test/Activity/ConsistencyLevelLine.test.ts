@@ -2,23 +2,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Line from "../../src/Activity/ActivityLine.ts"
 import { writeLevelOf } from "../../src/Activity/ActivityObserver.ts"
+import { sampleCall } from "./support.ts"
 
-const call = (consistencyLevel?: string): Line.Call => ({
-  time: Date.UTC(2026, 0, 1),
-  client: "claude-code",
-  clientVersion: "1.0.0",
-  principal: "tok_1",
-  principalName: "laptop",
-  era: "modern",
-  method: "tools/call",
-  tool: "insert_rows",
-  connection: "c1",
-  outcome: "ok",
-  code: null,
-  durationMs: 1,
-  statements: [],
-  ...(consistencyLevel !== undefined ? { consistencyLevel } : {})
-})
+const call = (consistencyLevel?: string): Line.Call =>
+  sampleCall({ tool: "insert_rows", ...(consistencyLevel !== undefined ? { consistencyLevel } : {}) })
 
 describe("the activity line and consistency levels", () => {
   it("the activity line shows a write's level, after the connection, and the chain still verifies", () => {
