@@ -17,7 +17,7 @@ export interface TickBatch<A> {
   readonly push: (item: A) => void
   /** Resolves once every item pushed before the call is handled (what is queued is handled now). */
   readonly drained: () => Promise<void>
-  /** Runs `task` after the batches queued before it and before any batch after it. */
+  /** Runs `task` after the batches already taken (the one being handled) and before items not yet batched. */
   readonly exclusive: <B>(task: () => Promise<B>) => Promise<B>
 }
 
