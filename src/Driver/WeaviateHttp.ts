@@ -25,8 +25,8 @@ import type * as Scope from "effect/Scope"
 import * as NodeFs from "node:fs/promises"
 import * as NodeNet from "node:net"
 import * as NodeTls from "node:tls"
-import { Agent } from "undici"
 import { type Connection, DEFAULT_REQUEST_TIMEOUT_SECONDS } from "../Schema/Connection.ts"
+import * as Undici from "./UndiciAgent.ts"
 import {
   AuthenticationFailed,
   ConnectionFailed,
@@ -222,7 +222,7 @@ export const make = (
     const tls = yield* tlsOptions(connection)
     const timeouts = yield* Timeouts
     const agent = yield* Effect.acquireRelease(
-      Effect.sync(() => new Agent({ connect: { ...tls, timeout: 10_000 } })),
+      Effect.sync(() => new Undici.Agent({ connect: { ...tls, timeout: 10_000 } })),
       (agent) => Effect.promise(() => agent.destroy().catch(() => undefined))
     )
     const baseUrl = connection.baseUrl
@@ -270,7 +270,7 @@ export const make = (
 
 /** What sending a request needs from its connection. */
 interface SendContext {
-  readonly agent: Agent
+  readonly agent: Undici.Agent
   readonly baseUrl: string
   readonly connection: Connection
   readonly secret: string | undefined
@@ -299,7 +299,7 @@ const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts }: SendC
         signal.removeEventListener("abort", abort)
         if (!signal.aborted) resume(effect)
       }
-      agent.request({ origin: baseUrl, path: pathWithQuery(req), method: req.method, headers, body: body ?? null, signal: controller.signal })
+      Undici.request(agent, { origin: baseUrl, path: pathWithQuery(req), method: req.method, headers, body: body ?? null, signal: controller.signal })
         .then((answer) => {
           status = answer.statusCode
           const contentType = answer.headers["content-type"]
