@@ -25,7 +25,7 @@ const RUNS = Math.min(Math.max(Number(process.env.RUNS ?? 7), 1), 30)
 const REQUESTS = Math.min(Math.max(Number(process.env.REQUESTS ?? 100_000), 1000), 1_000_000)
 const MODERN = "2026-07-28"
 const BIN = NodePath.resolve(import.meta.dirname, "..", "bin", "weaviate-mcp.js")
-const BUNDLE = NodePath.resolve(import.meta.dirname, "..", "dist", "weaviate-mcp.mjs")
+const BUNDLE = NodePath.resolve(import.meta.dirname, "..", "dist", "weaviate-mcp.cjs")
 
 const BARE = `
 const http = require("node:http")

@@ -3,16 +3,131 @@
 // `weaviate-mcp bridge` first tries the bridge's own small entry (dist/bridge.mjs): MCP clients start
 // the bridge at every session, and the CLI bundle would add ~200 ms to each start. The entry handles a
 // plain bridge invocation and leaves anything else (`bridge --help`, …) to the CLI.
-import { existsSync } from "node:fs"
+//
+// The CLI bundle (dist/weaviate-mcp.cjs) runs through V8's code cache: the first run of a command
+// keeps the code V8 compiled for it in the user's cache directory, and later runs of that command
+// load it instead of parsing and compiling 2 MB of JavaScript again. The daemon's start went from
+// 594 to 411 ms and its idle RSS from 91 to 88 MB (docs/benchmarks.md, "Start and idle memory").
+// Node 22's module.enableCompileCache() does the same for modules; Node 20 has only vm.Script's
+// cachedData, hence a CommonJS bundle. docs/configuration.md, "Compile cache", says where the cache
+// lives and how to turn it off (WEAVIATE_MCP_COMPILE_CACHE).
+import { createHash } from "node:crypto"
+import * as NodeFs from "node:fs"
+import { createRequire, default as NodeModule } from "node:module"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
+import * as NodeVm from "node:vm"
 
 const bridge = new URL("../dist/bridge.mjs", import.meta.url)
-const bundle = new URL("../dist/weaviate-mcp.mjs", import.meta.url)
-const handled = process.argv[2] === "bridge" && existsSync(fileURLToPath(bridge)) && (await import(bridge.href)).handled === true
-if (!handled) {
-  if (!existsSync(fileURLToPath(bundle))) {
-    process.stderr.write("weaviate-mcp: dist/weaviate-mcp.mjs is missing; run `npm run build` in the package first\n")
+const bundle = fileURLToPath(new URL("../dist/weaviate-mcp.cjs", import.meta.url))
+
+/**
+ * The directory of cached code: WEAVIATE_MCP_COMPILE_CACHE (`off` for none), else the platform's
+ * cache directory (as env-paths names it) + weaviate-mcp/compile-cache.
+ */
+const cacheDirectory = () => {
+  const given = process.env.WEAVIATE_MCP_COMPILE_CACHE
+  if (given === "off" || given === "0") return undefined
+  if (given !== undefined && given !== "") return NodePath.resolve(given)
+  const home = NodeOs.homedir()
+  const base = process.platform === "win32"
+    ? NodePath.join(process.env.LOCALAPPDATA ?? NodePath.join(home, "AppData", "Local"), "weaviate-mcp", "Cache")
+    : process.platform === "darwin"
+    ? NodePath.join(home, "Library", "Caches", "weaviate-mcp")
+    : NodePath.join(process.env.XDG_CACHE_HOME || NodePath.join(home, ".cache"), "weaviate-mcp")
+  return NodePath.join(base, "compile-cache")
+}
+
+/**
+ * Cached code is run as it is, so it is taken only from a directory that is this user's own and that
+ * nobody else can write: created 0700, and refused when it is a symbolic link, belongs to someone else
+ * or is writable by group or others. `undefined`: no cache.
+ */
+const privateDirectory = (directory) => {
+  try {
+    NodeFs.mkdirSync(directory, { recursive: true, mode: 0o700 })
+    const stat = NodeFs.lstatSync(directory)
+    if (!stat.isDirectory()) return undefined
+    if (process.platform !== "win32" && (stat.uid !== process.getuid() || (stat.mode & 0o022) !== 0)) return undefined
+    return directory
+  } catch {
+    return undefined
+  }
+}
+
+/** The CLI's commands (test/Package/CompileCache.test.ts holds this list to `weaviate-mcp --help`). */
+const COMMANDS = new Set([
+  "serve", "tokens", "connections", "browse", "tenants", "graphql", "rest", "activity", "clients", "status", "pause", "resume",
+  "bridge", "setup", "doctor", "export", "import"
+])
+
+/**
+ * One cache file per build of the bundle, Node binary, V8 flags and command: V8 checks its version,
+ * its flags and the source's length itself, the name adds the source's content, and the command keeps
+ * `serve`'s code apart from `tokens list`'s (V8 caches what a run compiled, and never adds to a file).
+ */
+const cacheFile = (directory, source) => {
+  const command = COMMANDS.has(process.argv[2]) ? process.argv[2] : "other"
+  const build = createHash("sha256").update(source).digest("hex").slice(0, 16)
+  const node = createHash("sha256").update(`${process.version} ${process.arch} ${process.execArgv.join(" ")}`).digest("hex").slice(0, 8)
+  return { build, path: NodePath.join(directory, `${build}-${node}-${command}.bin`) }
+}
+
+const readCached = (path) => {
+  try {
+    return NodeFs.readFileSync(path)
+  } catch {
+    return undefined
+  }
+}
+
+/** Writes the code compiled so far through a rename (0600), and removes the files of other builds. */
+const writeCached = (directory, file, script) => {
+  try {
+    const temporary = `${file.path}.${process.pid}.tmp`
+    NodeFs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 })
+    NodeFs.renameSync(temporary, file.path)
+    for (const name of NodeFs.readdirSync(directory)) {
+      if (!name.startsWith(file.build)) NodeFs.rmSync(NodePath.join(directory, name), { force: true })
+    }
+  } catch {
+    // A cache that cannot be written is only a slower next start.
+  }
+}
+
+/** When the cached code was missing or refused: written once the command has run a while, or at exit. */
+const keepCompiled = (directory, file, script) => {
+  let written = false
+  const write = () => {
+    if (written) return
+    written = true
+    writeCached(directory, file, script)
+  }
+  setTimeout(write, 2000).unref()
+  process.once("exit", write)
+}
+
+const runCli = () => {
+  if (!NodeFs.existsSync(bundle)) {
+    process.stderr.write("weaviate-mcp: dist/weaviate-mcp.cjs is missing; run `npm run build` in the package first\n")
     process.exit(1)
   }
-  await import(bundle.href)
+  const source = NodeFs.readFileSync(bundle, "latin1")
+  const requested = cacheDirectory()
+  const directory = requested === undefined ? undefined : privateDirectory(requested)
+  const file = directory === undefined ? undefined : cacheFile(directory, source)
+  const cachedData = file === undefined ? undefined : readCached(file.path)
+  const script = new NodeVm.Script(NodeModule.wrap(source), {
+    filename: bundle,
+    // `import()` of Node's own modules, which the bundle leaves as they are (Node < 20.? has no constant).
+    importModuleDynamically: NodeVm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier) => import(specifier)),
+    ...(cachedData === undefined ? {} : { cachedData })
+  })
+  if (file !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) keepCompiled(directory, file, script)
+  const module = { exports: {} }
+  script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, NodePath.dirname(bundle))
 }
+
+const handled = process.argv[2] === "bridge" && NodeFs.existsSync(fileURLToPath(bridge)) && (await import(bridge.href)).handled === true
+if (!handled) runCli()

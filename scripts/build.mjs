@@ -1,4 +1,4 @@
-// Bundles the command line, dependencies included, into dist/weaviate-mcp.mjs (and the stdio bridge's
+// Bundles the command line, dependencies included, into dist/weaviate-mcp.cjs (and the stdio bridge's
 // own entry into dist/bridge.mjs). Starting it takes a
 // fraction of the time of transpiling the sources on every start, and bundling the dependencies lets
 // esbuild drop the parts of `effect` nobody uses (@effect/platform imports the whole barrel):
@@ -9,7 +9,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
-const outfile = fileURLToPath(new URL("../dist/weaviate-mcp.mjs", import.meta.url))
+const outfile = fileURLToPath(new URL("../dist/weaviate-mcp.cjs", import.meta.url))
 const bridgeFile = fileURLToPath(new URL("../dist/bridge.mjs", import.meta.url))
 
 /** Writes a file of a build through a rename, so a process starting meanwhile reads a whole one. */
@@ -50,14 +50,8 @@ const buildBridge = () =>
 export const buildCli = async () => {
   const [bridge, result] = await Promise.all([buildBridge(), build({
     absWorkingDir: root,
-    entryPoints: { "weaviate-mcp": "src/bin.ts" },
-    outdir: dirname(outfile),
-    outExtension: { ".js": ".mjs" },
-    // Code loaded on demand (the OpenTelemetry exporter, started only with --otlp) goes to chunks of
-    // their own in dist/cli-chunks/, so a start without it does not parse it: the entry is 2.0 MB
-    // instead of 3.5, idle RSS 105 -> 97 MB, `--version` 207 -> 190 ms.
-    splitting: true,
-    chunkNames: "cli-chunks/[name]-[hash]",
+    entryPoints: ["src/bin.ts"],
+    outfile,
     write: false,
     bundle: true,
     platform: "node",
@@ -66,10 +60,13 @@ export const buildCli = async () => {
     // 410 KB of the bundle to 59 (the driver uses its parser and printer); jsonc-parser's `main` is a
     // UMD wrapper whose inner `require`s esbuild cannot follow at all. Idle RSS 101 -> 95 MB.
     mainFields: ["module", "main"],
-    format: "esm",
+    // CommonJS, because bin/weaviate-mcp.js runs it through vm.Script with V8's code cache (Node 20
+    // has no compile cache for ES modules). Code loaded on demand (the OpenTelemetry exporter, started
+    // only with --otlp) stays in the file but is compiled only when called.
+    format: "cjs",
     target: "node20",
-    // CommonJS dependencies inside an ES module bundle need a `require`.
-    banner: { js: 'import { createRequire as __weaviateMcpRequire } from "node:module"; const require = __weaviateMcpRequire(import.meta.url);' },
+    // The sources are ES modules, which are strict; a CommonJS file is strict only when it says so.
+    banner: { js: '"use strict";' },
     // No source map: one for a bundle of every dependency weighs 12 MB (2 MB without sources), and
     // the library's own modules in dist/ carry small maps of their own.
     sourcemap: false,
@@ -81,20 +78,14 @@ export const buildCli = async () => {
     minifyWhitespace: process.env.WEAVIATE_MCP_BUILD_READABLE !== "1",
     minifySyntax: process.env.WEAVIATE_MCP_BUILD_READABLE !== "1",
     charset: "ascii",
-    // Licence comments go to dist/weaviate-mcp.mjs.LEGAL.txt (kept in the package, out of the source V8 holds).
+    // Licence comments go to dist/weaviate-mcp.cjs.LEGAL.txt (kept in the package, out of the source V8 holds).
     legalComments: "external",
     logLevel: "warning"
   })])
-  for (const file of bridge.outputFiles) replace(file)
-  // Chunks first (new names never replace a file a running CLI reads), the entry last; then the
-  // chunks no build refers to any more are removed.
-  const files = [...result.outputFiles].sort((a, b) => Number(a.path === outfile) - Number(b.path === outfile))
-  for (const file of files) replace(file)
-  const chunks = fileURLToPath(new URL("../dist/cli-chunks", import.meta.url))
-  const written = new Set(files.map((file) => file.path))
-  for (const name of existsSync(chunks) ? readdirSync(chunks) : []) {
-    const path = join(chunks, name)
-    if (!written.has(path)) rmSync(path, { force: true })
+  for (const file of [...bridge.outputFiles, ...result.outputFiles]) replace(file)
+  // What earlier builds wrote and this one does not: the ES module bundle and its chunks.
+  for (const old of ["../dist/weaviate-mcp.mjs", "../dist/weaviate-mcp.mjs.LEGAL.txt", "../dist/cli-chunks"]) {
+    rmSync(new URL(old, import.meta.url), { recursive: true, force: true })
   }
   return result
 }

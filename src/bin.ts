@@ -1,5 +1,5 @@
 /**
- * The process entry point of the bundle (`dist/weaviate-mcp.mjs`).
+ * The process entry point of the bundle (`dist/weaviate-mcp.cjs`).
  *
  * @since 0.1.0
  */

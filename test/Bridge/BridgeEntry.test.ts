@@ -14,7 +14,7 @@ import * as TestHome from "../support/TestHome.ts"
 
 const ROOT = NodePath.resolve(import.meta.dirname, "../..")
 const BRIDGE = NodePath.join(ROOT, "dist/bridge.mjs")
-const CLI_BUNDLE = NodePath.join(ROOT, "dist/weaviate-mcp.mjs")
+const CLI_BUNDLE = NodePath.join(ROOT, "dist/weaviate-mcp.cjs")
 const PROBE = pathToFileURL(NodePath.resolve(import.meta.dirname, "../support/loaded-files.mjs")).href
 
 /** Runs the binary with the module probe; the files it loaded, as paths. */
@@ -26,7 +26,7 @@ const runProbed = async (args: ReadonlyArray<string>, input = "") => {
   return { ...result, loaded }
 }
 
-const fromCli = (loaded: ReadonlyArray<string>) => loaded.filter((path) => path === CLI_BUNDLE || path.includes("/dist/cli-chunks/"))
+const fromCli = (loaded: ReadonlyArray<string>) => loaded.filter((path) => path === CLI_BUNDLE)
 
 describe("the bridge's own entry", () => {
   it("dist/bridge.mjs is built without Effect and without any module of the CLI: its inputs are the bridge's modules, their Effect-free helpers and env-paths", async () => {

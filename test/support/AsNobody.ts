@@ -5,8 +5,8 @@
  * copy sits in a fresh directory under the system temp directory (world-traversable), readable by
  * everyone, and is removed after the test file.
  *
- * What the copy needs at run time: `bin/weaviate-mcp.js` imports `dist/weaviate-mcp.mjs`, which loads
- * its on-demand chunks from `dist/cli-chunks/`. The bundle carries every dependency (scripts/build.mjs
+ * What the copy needs at run time: `bin/weaviate-mcp.js` runs `dist/weaviate-mcp.cjs` (its compile cache
+ * goes nowhere for `nobody`, whose home does not exist). The bundle carries every dependency (scripts/build.mjs
  * bundles with no externals), so node_modules is not needed; `--version` is run as `nobody` on the copy
  * to prove it, and a failure there is a visible skip reason, never a silent one.
  */
@@ -23,7 +23,7 @@ export const CHECKOUT = NodePath.resolve(import.meta.dirname, "../..")
 export const SETPRIV = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"] as const
 
 /** The files of a checkout that running the built CLI needs (relative paths). */
-export const RUNNABLE = ["bin/weaviate-mcp.js", "dist/weaviate-mcp.mjs", "dist/cli-chunks", "package.json"] as const
+export const RUNNABLE = ["bin/weaviate-mcp.js", "dist/weaviate-mcp.cjs", "package.json"] as const
 
 const copies = new Set<string>()
 afterAll(() => {
