@@ -17,6 +17,7 @@ import { createRequire, default as NodeModule } from "node:module"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
+import * as NodeV8 from "node:v8"
 import * as NodeVm from "node:vm"
 
 const bridge = new URL("../dist/bridge.mjs", import.meta.url)
@@ -108,11 +109,27 @@ const keepCompiled = (directory, file, script) => {
   process.once("exit", write)
 }
 
+/**
+ * V8 refuses cached code written under other flags, and it takes the flags of the moment the code is
+ * written. `export` and `import` set `--heap-growing-percent=50` for themselves (src/Cli/BulkHeap.ts)
+ * once they run, so their code would be written under that flag and refused by every next run, then
+ * written again at its exit: the flag is set here first, before the bundle is compiled, and the
+ * command sets it again to the same value. (Given on node's command line, it is left alone.)
+ */
+const BULK_HEAP_GROWING_PERCENT = 50
+const boundBulkHeap = () => {
+  const given = process.execArgv.some((arg) => arg.startsWith("--heap-growing-percent") || arg.startsWith("--heap_growing_percent"))
+  if ((process.argv[2] === "export" || process.argv[2] === "import") && !given) {
+    NodeV8.setFlagsFromString(`--heap-growing-percent=${BULK_HEAP_GROWING_PERCENT}`)
+  }
+}
+
 const runCli = () => {
   if (!NodeFs.existsSync(bundle)) {
     process.stderr.write("weaviate-mcp: dist/weaviate-mcp.cjs is missing; run `npm run build` in the package first\n")
     process.exit(1)
   }
+  boundBulkHeap()
   const source = NodeFs.readFileSync(bundle, "latin1")
   const requested = cacheDirectory()
   const directory = requested === undefined ? undefined : privateDirectory(requested)

@@ -56,4 +56,9 @@ describe("BulkHeap", () => {
     // Given on node's command line (NODE_OPTIONS does not take it), the process's own value stays.
     expect(peakOf(true, ["--heap-growing-percent=300"])).toBeGreaterThan(130)
   }, 120_000)
+
+  it("bin/weaviate-mcp.js sets the same value for export and import before it compiles the bundle (so their compiled code is not refused for a flag)", () => {
+    const bin = NodeFs.readFileSync(NodePath.resolve(import.meta.dirname, "../../bin/weaviate-mcp.js"), "utf8")
+    expect(Number(/const BULK_HEAP_GROWING_PERCENT = (\d+)/.exec(bin)?.[1])).toBe(BulkHeap.HEAP_GROWING_PERCENT)
+  })
 })

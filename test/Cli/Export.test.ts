@@ -242,6 +242,30 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
     expect(byUuid(copy)).toEqual(byUuid(original))
   })
 
+  it("export's and import's compiled code is kept across runs: the second run loads it (it is not written again), though both set --heap-growing-percent", async () => {
+    const cache = TestHome.tempDirSync("weaviate-mcp-cc-bulk-")
+    const run = async (args: ReadonlyArray<string>) => {
+      const r = await Cli.run([...args, "--home", home], { timeoutMs: 60_000, env: { WEAVIATE_MCP_COMPILE_CACHE: cache } })
+      expect(r.code, r.stderr).toBe(0)
+    }
+    const both = async (name: string) => {
+      await run(["export", "w", "Item", "--output", file(name), "--page-size", "1000"])
+      await run(["import", "w", "CopyCache", file(name), "--id-field", "uuid"])
+    }
+    const stamps = () =>
+      NodeFs.readdirSync(cache).sort().map((entry) => {
+        const stat = NodeFs.statSync(NodePath.join(cache, entry))
+        return [entry.replace(/^[0-9a-f]+-[0-9a-f]+-/, ""), stat.ino, stat.mtimeMs]
+      })
+    await createCollection("CopyCache")
+    await both("cache-1.jsonl")
+    const written = stamps()
+    expect(written.map(([entry]) => entry)).toEqual(["export.bin", "import.bin"])
+    await both("cache-2.jsonl")
+    expect(stamps()).toEqual(written)
+    expect(await count("CopyCache")).toBe(ROWS)
+  })
+
   it("rows are exported as stored: a text that looks like a secret is not redacted (a round trip gives it back)", async () => {
     await createCollection("Secretish")
     const titles = ["password: hunter22", "Authorization: Bearer abcdefgh12345678", "see https://user:pw@example.com/x", "api_key=abcd1234"]
