@@ -4,8 +4,8 @@
  * `daemon-state.json` (mode 0600, written atomically) is the daemon's answer to `weaviate-mcp
  * clients` and `status`: its instance id, resolved approval mode, whether AI access is paused, and
  * every client seen in the last 5 minutes (`clientInfo` name and version, principal, era, last call,
- * calls in flight). It is written at start, rewritten at most once a second while something changed,
- * and removed when the daemon stops.
+ * calls in flight). It is written at start, rewritten at most once a second while something changed
+ * (and never while nothing did: an idle daemon does not touch it), and removed when the daemon stops.
  *
  * Why a file and not an admin method on the endpoint: the CLI already trusts the home (tokens.json,
  * the handshake file) and nothing else; a file adds no network surface and no new credential, keeps
@@ -84,8 +84,14 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
       const entries = new Map<string, { caller: Caller; lastCall: number; inFlight: number }>()
       const facts = { approvals: "unknown", paused: false }
       // A change wakes the writer, which waits `writeEvery` and writes: no timer runs while nothing changes.
+      // `dirty` says whether anything changed since the last write: a change that a write (`writeNow`
+      // at start) already carried is not written again when the writer wakes.
       const changed = yield* Queue.sliding<void>(1)
-      const touch = () => void Queue.unsafeOffer(changed, undefined)
+      let dirty = false
+      const touch = () => {
+        dirty = true
+        Queue.unsafeOffer(changed, undefined)
+      }
       const keyOf = (c: Caller) => JSON.stringify([c.name, c.version, c.principal, c.era])
       const seenWithin = Duration.toMillis(SEEN_WITHIN)
 
@@ -102,6 +108,7 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
       }
 
       const write = Effect.suspend(() => {
+        dirty = false
         const now = Date.now()
         const state: StateFile = {
           version: 1,
@@ -117,7 +124,7 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
       yield* Effect.forkScoped(
         Queue.take(changed).pipe(
           Effect.zipRight(Effect.sleep(options.writeEvery ?? Duration.seconds(1))),
-          Effect.zipRight(write),
+          Effect.zipRight(Effect.suspend(() => (dirty ? write : Effect.void))),
           Effect.forever
         )
       )
@@ -146,8 +153,11 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
         },
         seen,
         describe: (next) => {
-          if (next.approvals !== undefined) facts.approvals = next.approvals
-          if (next.paused !== undefined) facts.paused = next.paused
+          const approvals = next.approvals ?? facts.approvals
+          const paused = next.paused ?? facts.paused
+          if (approvals === facts.approvals && paused === facts.paused) return
+          facts.approvals = approvals
+          facts.paused = paused
           touch()
         },
         writeNow: write
