@@ -85,15 +85,20 @@ const readCached = (path) => {
 
 /** Writes the code compiled so far through a rename (0600), and removes the files of other builds. */
 const writeCached = (directory, file, script) => {
+  const temporary = `${file.path}.${process.pid}.tmp`
   try {
-    const temporary = `${file.path}.${process.pid}.tmp`
     NodeFs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 })
     NodeFs.renameSync(temporary, file.path)
     for (const name of NodeFs.readdirSync(directory)) {
       if (!name.startsWith(file.build)) NodeFs.rmSync(NodePath.join(directory, name), { force: true })
     }
   } catch {
-    // A cache that cannot be written is only a slower next start.
+    // A cache that cannot be written (a full disk) is only a slower next start; no half file stays.
+    try {
+      NodeFs.rmSync(temporary, { force: true })
+    } catch {
+      // Nothing more to do.
+    }
   }
 }
 

@@ -111,6 +111,23 @@ describe("the compile cache", () => {
     only(dir, "other")
   })
 
+  it("a cache path that is a file, or a cache file that is a directory, is passed over: the command runs and nothing half-written stays", async () => {
+    const parent = TestHome.tempDirSync("weaviate-mcp-cc-")
+    const notADirectory = NodePath.join(parent, "file")
+    NodeFs.writeFileSync(notADirectory, "x")
+    expect((await version({ WEAVIATE_MCP_COMPILE_CACHE: notADirectory })).code).toBe(0)
+    expect(NodeFs.readFileSync(notADirectory, "utf8")).toBe("x")
+    const dir = TestHome.tempDirSync("weaviate-mcp-cc-")
+    const warm = TestHome.tempDirSync("weaviate-mcp-cc-")
+    await version({ WEAVIATE_MCP_COMPILE_CACHE: warm })
+    const name = NodePath.basename(only(warm, "other"))
+    NodeFs.mkdirSync(NodePath.join(dir, name))
+    const result = await version({ WEAVIATE_MCP_COMPILE_CACHE: dir })
+    expect(result.code).toBe(0)
+    expect(files(dir)).toEqual([name])
+    expect(NodeFs.statSync(NodePath.join(dir, name)).isDirectory()).toBe(true)
+  })
+
   it("the files of other builds are removed when a new one is written", async () => {
     const dir = TestHome.tempDirSync("weaviate-mcp-cc-")
     NodeFs.writeFileSync(NodePath.join(dir, "0000000000000000-00000000-serve.bin"), "an older build", { mode: 0o600 })
