@@ -9,7 +9,7 @@
 // load it instead of parsing and compiling 2 MB of JavaScript again. The daemon's start went from
 // 594 to 411 ms and its idle RSS from 91 to 88 MB (docs/benchmarks.md, "Start and idle memory").
 // Node 22's module.enableCompileCache() does the same for modules; Node 20 has only vm.Script's
-// cachedData, hence a CommonJS bundle. docs/configuration.md, "Compile cache", says where the cache
+// cachedData, hence a CommonJS bundle. docs/configuration.md, "The compile cache", says where the cache
 // lives and how to turn it off (WEAVIATE_MCP_COMPILE_CACHE).
 import { createHash } from "node:crypto"
 import * as NodeFs from "node:fs"
@@ -25,7 +25,7 @@ const bundle = fileURLToPath(new URL("../dist/weaviate-mcp.cjs", import.meta.url
 
 /**
  * The directory of cached code: WEAVIATE_MCP_COMPILE_CACHE (`off` for none), else the platform's
- * cache directory (as env-paths names it) + weaviate-mcp/compile-cache.
+ * cache directory + weaviate-mcp/compile-cache (the table in docs/configuration.md).
  */
 const cacheDirectory = () => {
   const given = process.env.WEAVIATE_MCP_COMPILE_CACHE
