@@ -20,6 +20,7 @@ import * as http from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import * as ApprovalsLayer from "../../src/Approval/ApprovalsLayer.ts"
+import * as CollectionSchema from "../../src/Driver/CollectionSchema.ts"
 import { Dialog } from "../../src/Approval/Dialog.ts"
 import type { DialogRequest } from "../../src/Approval/DialogText.ts"
 import { CurrentPrincipal, TokenPrincipal } from "../../src/Auth/Principal.ts"
@@ -40,9 +41,15 @@ const dialog = Layer.succeed(Dialog, {
   interactive: true,
   confirm: (request) => Effect.sync(() => (asked.push(request), true))
 })
+// A collection's schema is kept for the probe's life (no test changes one after reading it): a tool
+// call while a node is down then reads no schema. A schema read goes to the Raft leader, and when the
+// killed node was the leader it waits for the election (15 s on a loaded machine, the schema time-out),
+// by which time Weaviate has noticed the dead node and a read at ALL no longer fails: the cluster tests
+// are about consistency levels, not about how long an election takes.
 const base = Layer.mergeAll(Driver.layer, ApprovalsLayer.layerWithDialog(dialog)).pipe(
   Layer.provideMerge(ConnectionStore.layer),
-  Layer.provide(homeLayer(Option.some(home)))
+  Layer.provide(homeLayer(Option.some(home))),
+  Layer.provide(Layer.succeed(CollectionSchema.CacheTtl, 3_600_000))
 )
 const runtime = ManagedRuntime.make(ToolsLive.pipe(Layer.provideMerge(base)))
 const tools = await runtime.runPromise(Tools)
