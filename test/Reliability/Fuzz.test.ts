@@ -11,6 +11,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import fc from "fast-check"
+import * as NodeChild from "node:child_process"
 import { performance } from "node:perf_hooks"
 import * as Cli from "../support/Cli.ts"
 import { validateMessage } from "../support/McpSchemas.ts"
@@ -21,6 +22,14 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 100)
 const API_KEY = "fuzz-secret-api-key-7d1f0c9e2b"
 /** The reliability run (`npm run test:reliability`) holds the latency bound; a shared `npm test` reports it. */
 const HOLD_LATENCY = process.env.WEAVIATE_MCP_RELIABILITY === "1"
+/** A plain node:http server: reads the body, answers fixed bytes; prints its URL. */
+const BARE_SERVER = `
+const server = require("node:http").createServer((req, res) => {
+  req.resume()
+  req.on("end", () => res.end('{"jsonrpc":"2.0","id":1,"result":{}}'))
+})
+server.listen(0, "127.0.0.1", () => process.stdout.write("http://127.0.0.1:" + server.address().port + "/\\n"))
+`
 
 const meta = {
   "io.modelcontextprotocol/protocolVersion": MODERN,
@@ -34,6 +43,10 @@ describe("hostile input (fast-check against the daemon process)", () => {
   let probeToken = ""
   let home = ""
   const latencies: Array<number> = []
+  /** The same probe against a plain node:http server in a process of its own, right after each of ours. */
+  const bareLatencies: Array<number> = []
+  let bare: NodeChild.ChildProcess | undefined
+  let bareUrl = ""
 
   beforeAll(async () => {
     home = TestHome.tempDirSync()
@@ -49,9 +62,20 @@ describe("hostile input (fast-check against the daemon process)", () => {
     expect(token).not.toBe("")
     expect(probeToken).not.toBe("")
     daemon = await Cli.serve(["--home", home, "--port", "0", "--approvals", "deny", "--rate-limit", "0", "--auth-lockout", "0", "--log-level", "debug"])
+    bare = NodeChild.spawn(process.execPath, ["-e", BARE_SERVER], { stdio: ["ignore", "pipe", "inherit"] })
+    bareUrl = await new Promise<string>((resolve, reject) => {
+      let out = ""
+      bare!.stdout!.on("data", (chunk) => {
+        out += chunk
+        const url = /^(http:\/\/127\.0\.0\.1:\d+\/)\n/.exec(out)?.[1]
+        if (url !== undefined) resolve(url)
+      })
+      bare!.once("exit", (code) => reject(new Error(`the bare server exited (${code})`)))
+    })
   }, 60_000)
 
   afterAll(async () => {
+    bare?.kill("SIGKILL")
     daemon?.child.kill("SIGTERM")
     const finished = await daemon?.exited
     // Secrets never reach the log, whatever was sent.
@@ -61,8 +85,14 @@ describe("hostile input (fast-check against the daemon process)", () => {
     }
     if (latencies.length > 0) {
       const slowest = Math.max(...latencies)
-      console.log(`another client's tools/list during hostile input: ${latencies.length} probes, slowest ${slowest.toFixed(1)} ms`)
-      if (HOLD_LATENCY) expect(slowest).toBeLessThan(100)
+      const bareSlowest = Math.max(0, ...bareLatencies)
+      console.log(
+        `another client's tools/list during hostile input: ${latencies.length} probes, slowest ${slowest.toFixed(1)} ms ` +
+          `(a plain node:http server probed right after each: slowest ${bareSlowest.toFixed(1)} ms)`
+      )
+      // 100 ms over what a plain server took at the same time: a stall of the daemon counts, a
+      // machine busy with other test files (both cores shared) does not.
+      if (HOLD_LATENCY) expect(slowest).toBeLessThan(100 + bareSlowest)
     }
   })
 
@@ -83,6 +113,10 @@ describe("hostile input (fast-check against the daemon process)", () => {
     await response.arrayBuffer()
     latencies.push(performance.now() - started)
     expect(response.status).toBe(200)
+    const bareStarted = performance.now()
+    const bareResponse = await fetch(bareUrl, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" })
+    await bareResponse.arrayBuffer()
+    bareLatencies.push(performance.now() - bareStarted)
   }
 
   /** Sends one hostile request and checks its answer; then the probe. */
