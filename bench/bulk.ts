@@ -192,44 +192,50 @@ const readJsonl = async function*(path: string) {
 type V2 = ReturnType<App["client"]>
 type V3 = Awaited<ReturnType<typeof weaviateV3.connectToLocal>>
 
-/** weaviate-ts-client walking the `after` cursor into a JSONL file. */
-const tsExport = (v2: V2, path: string) => async () => {
+/**
+ * Walks the `after` cursor a page at a time into a JSONL file, as a client's user would: `page(after)`
+ * asks for one page of `PAGE` objects as the client gives them, `row` makes a line's object
+ * (`{uuid, ...properties, vector}`) and `id` names the cursor's next start. No copy of a page is made,
+ * so each client pays only its own work.
+ */
+const walkCursor = async <O>(
+  path: string,
+  page: (after: string | undefined) => Promise<ReadonlyArray<O>>,
+  id: (o: O) => string,
+  row: (o: O) => Record<string, unknown>
+) => {
   const out = writer(path)
   let after: string | undefined
   let rows = 0
   for (;;) {
-    let getter = v2.data.getter().withClassName("Bulk").withLimit(PAGE).withVector()
-    if (after !== undefined) getter = getter.withAfter(after)
-    const page = (await getter.do()) as unknown as { objects?: Array<{ id: string; properties: Record<string, unknown>; vector: Array<number> }> }
-    const objects = page.objects ?? []
+    const objects = await page(after)
     let text = ""
-    for (const o of objects) text += `${JSON.stringify({ uuid: o.id, ...o.properties, vector: o.vector })}\n`
+    for (const o of objects) text += `${JSON.stringify(row(o))}\n`
     await out.write(text)
     rows += objects.length
     if (objects.length < PAGE) break
-    after = objects[objects.length - 1]!.id
+    after = id(objects[objects.length - 1]!)
   }
   await out.close()
   return rows
 }
 
+/** weaviate-ts-client walking the `after` cursor into a JSONL file. */
+const tsExport = (v2: V2, path: string) => () =>
+  walkCursor(path, async (after) => {
+    let getter = v2.data.getter().withClassName("Bulk").withLimit(PAGE).withVector()
+    if (after !== undefined) getter = getter.withAfter(after)
+    const page = (await getter.do()) as unknown as { objects?: Array<{ id: string; properties: Record<string, unknown>; vector: Array<number> }> }
+    return page.objects ?? []
+  }, (o) => o.id, (o) => ({ uuid: o.id, ...o.properties, vector: o.vector }))
+
 /** weaviate-client (gRPC) walking the same cursor a page at a time (what its iterator would do with a working cache). */
-const grpcExport = (v3: V3, path: string) => async () => {
-  const out = writer(path)
+const grpcExport = (v3: V3, path: string) => () => {
   const collection = v3.collections.get("Bulk")
-  let after: string | undefined
-  let rows = 0
-  for (;;) {
+  return walkCursor(path, async (after) => {
     const { objects } = await collection.query.fetchObjects({ limit: PAGE, includeVector: true, ...(after !== undefined ? { after } : {}) })
-    let text = ""
-    for (const o of objects) text += `${JSON.stringify({ uuid: o.uuid, ...o.properties, vector: o.vectors["default"] })}\n`
-    await out.write(text)
-    rows += objects.length
-    if (objects.length < PAGE) break
-    after = objects[objects.length - 1]!.uuid
-  }
-  await out.close()
-  return rows
+    return objects
+  }, (o) => o.uuid, (o) => ({ uuid: o.uuid, ...o.properties, vector: o.vectors["default"] }))
 }
 
 /** weaviate-client's own iterator, on the first `ITERATOR_SAMPLE` rows. */
