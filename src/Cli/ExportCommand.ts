@@ -199,7 +199,8 @@ export const exportCommand = Command.make(
         tenant,
         after: resume,
         includeVector: flags.includeVector,
-        consistencyLevel: Option.getOrUndefined(flags.consistencyLevel)
+        consistencyLevel: Option.getOrUndefined(flags.consistencyLevel),
+        vectorText: true
       })
       // The next page is asked for while this one is written, so Weaviate and we work at the same
       // time; one page ahead at most, so memory holds two pages.

@@ -16,6 +16,8 @@ import * as Stream from "effect/Stream"
 import { type Collection, type Column, columns as columnsOf, type Property } from "./CollectionSchema.ts"
 import { DatabaseRefused, type FilterRefused, type RequestError, StatementRefused, UnexpectedResponse } from "./DriverError.ts"
 import * as FilterBuilder from "./FilterBuilder.ts"
+import { JsonText } from "./ObjectsPage.ts"
+import * as ObjectsPage from "./ObjectsPage.ts"
 import type { GraphqlResponse, WeaviateHttp } from "./WeaviateHttp.ts"
 
 /** The grid stops offering pages at this row. @category constants */
@@ -63,6 +65,8 @@ export const renderCell = (value: unknown): string =>
     ? ""
     : typeof value === "string"
     ? value
+    : value instanceof JsonText
+    ? value.text
     : typeof value === "object"
     ? JSON.stringify(value)
     : String(value)
@@ -70,16 +74,19 @@ export const renderCell = (value: unknown): string =>
 const record = (u: unknown): Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
 
+/** A list, parsed or kept as text (`ObjectsPage`). */
+const isList = (value: unknown): boolean => Array.isArray(value) || (value instanceof JsonText && value.text.startsWith("["))
+
 /** The vector cells of an object: `vector`, or `vector:<name>` for each named vector (null when absent). */
 const vectorCells = (collection: Collection, vector: unknown, vectors: unknown): Record<string, unknown> => {
   const named = record(vectors)
   if (collection.namedVectors.length === 0) {
-    if (Array.isArray(vector) && vector.length > 0) return { vector }
+    if (isList(vector) && !(Array.isArray(vector) ? vector.length === 0 : (vector as JsonText).isEmptyList)) return { vector }
     // A legacy object may still carry its one vector under `vectors`.
-    const only = Object.values(named).filter(Array.isArray)
+    const only = Object.values(named).filter(isList)
     return { vector: only.length === 1 ? only[0] : null }
   }
-  return Object.fromEntries(collection.namedVectors.map((name) => [`vector:${name}`, Array.isArray(named[name]) ? named[name] : null]))
+  return Object.fromEntries(collection.namedVectors.map((name) => [`vector:${name}`, isList(named[name]) ? named[name] : null]))
 }
 
 /**
@@ -312,11 +319,17 @@ export interface ReadAllOptions {
   readonly includeVector?: boolean
   /** Weaviate's `consistency_level` (`ONE`, `QUORUM`, `ALL`). */
   readonly consistencyLevel?: ConsistencyLevel.ConsistencyLevel | undefined
+  /**
+   * Vector cells as `JsonText` (the text Weaviate sent) instead of lists of numbers: for writing rows
+   * out again (`export`), where parsing and printing the numbers would only give back the same text.
+   */
+  readonly vectorText?: boolean
 }
 
-const parseBody = (text: string): unknown => {
+/** The `objects` of a page (`undefined` when the text is not JSON). */
+const parseObjects = (text: string): { readonly objects: unknown } | undefined => {
   try {
-    return JSON.parse(text)
+    return { objects: record(JSON.parse(text)).objects }
   } catch {
     return undefined
   }
@@ -352,7 +365,9 @@ export const readAll = (
       raw: true
     }).pipe(
       Effect.flatMap((response) => {
-        const objects = record(parseBody(response.text)).objects ?? []
+        const page = options.vectorText === true ? ObjectsPage.parse(response.text) : parseObjects(response.text)
+        if (page === undefined) return Effect.fail(new UnexpectedResponse({ detail: "GET /v1/objects did not return JSON" }))
+        const objects = page.objects ?? []
         if (!Array.isArray(objects)) {
           return Effect.fail(new UnexpectedResponse({ detail: "GET /v1/objects did not return a list of objects" }))
         }

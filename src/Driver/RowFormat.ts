@@ -22,6 +22,7 @@ import * as NodeFs from "node:fs"
 import { StringDecoder } from "node:string_decoder"
 import type { Row } from "./Grid.ts"
 import { renderCell } from "./Grid.ts"
+import { JsonText } from "./ObjectsPage.ts"
 
 // ===== Models =====
 
@@ -89,10 +90,20 @@ const csvLine = (cells: ReadonlyArray<string | null>): string =>
     cast: { string: (value) => (value === "" ? { value: "", quoted_empty: true } : value) }
   })
 
-const pick = (row: Row, columns: ReadonlyArray<string>): Record<string, unknown> => {
-  const out: Record<string, unknown> = {}
-  for (const c of columns) out[c] = row[c] ?? null
-  return out
+/**
+ * A row as one JSON object of the given columns, in their order (a missing cell is null). Built cell
+ * by cell so a `JsonText` cell (a vector as Weaviate sent it) is copied, not parsed and printed.
+ */
+const jsonObject = (columns: ReadonlyArray<string>): (row: Row) => string => {
+  const keys = columns.map((c, i) => `${i === 0 ? "{" : ","}${JSON.stringify(c)}:`)
+  return (row) => {
+    let out = ""
+    for (let i = 0; i < columns.length; i++) {
+      const cell = row[columns[i]!]
+      out += keys[i]! + (cell instanceof JsonText ? cell.text : JSON.stringify(cell ?? null))
+    }
+    return columns.length === 0 ? "{}" : `${out}}`
+  }
 }
 
 /**
@@ -101,13 +112,14 @@ const pick = (row: Row, columns: ReadonlyArray<string>): Record<string, unknown>
  * @category constructors
  */
 export const encoder = (format: Format, columns: ReadonlyArray<string>): Encoder => {
+  const json = jsonObject(columns)
   switch (format) {
     case "jsonl":
-      return { header: "", row: (row) => `${JSON.stringify(pick(row, columns))}\n`, footer: () => "" }
+      return { header: "", row: (row) => `${json(row)}\n`, footer: () => "" }
     case "json":
       return {
         header: "[",
-        row: (row, first) => `${first ? "\n" : ",\n"}${JSON.stringify(pick(row, columns))}`,
+        row: (row, first) => `${first ? "\n" : ",\n"}${json(row)}`,
         footer: (rows) => (rows === 0 ? "]\n" : "\n]\n")
       }
     case "csv":

@@ -242,6 +242,49 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
     expect(byUuid(copy)).toEqual(byUuid(original))
   })
 
+  it("vectors are written as Weaviate sent them (copied, not parsed and printed): each line is the JSON of the row read whole; named vectors too, in JSONL and CSV", async () => {
+    await send("POST", "/v1/schema", {
+      class: "Named",
+      properties: [{ name: "title", dataType: ["text"] }],
+      vectorConfig: {
+        a: { vectorizer: { none: {} }, vectorIndexType: "hnsw" },
+        b: { vectorizer: { none: {} }, vectorIndexType: "hnsw" }
+      }
+    })
+    const named = [
+      // -0: Weaviate writes "-0", which printing the parsed number would turn into "0".
+      { title: "small and large", a: [1e-7, -2.5e-12, 123456.78, -0], b: [0.1, -1] },
+      { title: "\"vector\":[9,9] in a text", a: [0, 1, 2, 3], b: [1 / 3, 2 / 3] }
+    ]
+    // JSON.stringify writes -0 as 0: the "-0" is put in the text by hand.
+    const batch = JSON.stringify({
+      objects: named.map((n, i) => ({ class: "Named", id: uuidOf(i + 1), properties: { title: n.title }, vectors: { a: n.a, b: n.b } }))
+    }).replace("123456.78,0]", "123456.78,-0]")
+    const written = await fetch(`${w.url}/v1/batch/objects`, { method: "POST", headers: { "content-type": "application/json" }, body: batch })
+    expect(written.status).toBe(200)
+    const page = await fetch(`${w.url}/v1/objects?class=Named&include=vector&limit=10`).then((r) => r.text())
+    const objects = (JSON.parse(page) as { objects: Array<{ id: string; properties: { title: string }; vectors: Record<string, Array<number>> }> }).objects
+    const expected = objects.map((o) => ({ uuid: o.id, title: o.properties.title, "vector:a": o.vectors.a, "vector:b": o.vectors.b }))
+    // The rows read whole, value for value; the second line byte for byte what printing it gives.
+    const exported = await cli(["export", "w", "Named", "--output", file("named.jsonl"), "--include-vector"])
+    expect(exported.code, exported.stderr).toBe(0)
+    expect(jsonl(file("named.jsonl"))).toEqual(expected)
+    expect(lines(file("named.jsonl"))[1]).toBe(JSON.stringify(expected[1]))
+    // And each vector is the very text Weaviate sent ("-0" included).
+    expect(page).toContain("-0]")
+    for (const name of ["a", "b"]) {
+      const sent = [...page.matchAll(new RegExp(`"${name}":(\\[[^\\]]*\\])`, "g"))].map((m) => m[1]!)
+      const written = lines(file("named.jsonl")).map((line) => line.match(new RegExp(`"vector:${name}":(\\[[^\\]]*\\])`))![1])
+      expect(written).toEqual(sent)
+    }
+    const csv = await cli(["export", "w", "Named", "--output", file("named.csv"), "--include-vector"])
+    expect(csv.code, csv.stderr).toBe(0)
+    const records = NodeFs.readFileSync(file("named.csv"), "utf8").split("\r\n")
+    expect(records[0]).toBe("uuid,title,vector:a,vector:b")
+    expect(records[2]).toBe(`${expected[1]!.uuid},"""vector"":[9,9] in a text","${JSON.stringify(expected[1]!["vector:a"])}","${JSON.stringify(expected[1]!["vector:b"])}"`)
+    expect(records[1]).toContain(",\"[1e-7,-2.5e-12,123456.78,-0]\",")
+  })
+
   it("export's and import's compiled code is kept across runs: the second run loads it (it is not written again), though both set --heap-growing-percent", async () => {
     const cache = TestHome.tempDirSync("weaviate-mcp-cc-bulk-")
     const run = async (args: ReadonlyArray<string>) => {
