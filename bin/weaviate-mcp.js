@@ -11,6 +11,7 @@
 // Node 22's module.enableCompileCache() does the same for modules; Node 20 has only vm.Script's
 // cachedData, hence a CommonJS bundle. docs/configuration.md, "The compile cache", says where the cache
 // lives and how to turn it off (WEAVIATE_MCP_COMPILE_CACHE).
+import { spawn } from "node:child_process"
 import { createHash } from "node:crypto"
 import * as NodeFs from "node:fs"
 import { createRequire, default as NodeModule } from "node:module"
@@ -129,6 +130,52 @@ const boundBulkHeap = () => {
   }
 }
 
+/**
+ * `export` runs in a child Node whose young generation is capped (`--max-semi-space-size=4`, in MB),
+ * a flag V8 takes only when a process starts. Uncapped, the export's RSS swung by about 45 MB from
+ * page to page, so the longer the export the higher its peak: 100,000 rows peaked 14–27 MB above
+ * 10,000; capped, 5–7 MB, for the same time (docs/export-import.md, "Memory"). Not on Windows (a
+ * detached child gets a console of its own), nor when the flag is given already (on node's command
+ * line, in NODE_OPTIONS, or by this parent).
+ *
+ * The child leads a process group of its own, so a terminal's Ctrl-C reaches this parent only, which
+ * passes it on once (a second SIGINT would end the child before it keeps the rows it wrote). Every
+ * signal that ends a command is passed on; when the parent goes (even by SIGKILL) the IPC channel
+ * closes and the child stops as on SIGTERM, keeping its rows. The parent exits as the child did.
+ */
+const BULK_SEMI_SPACE_MB = 4
+const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"]
+const capsYoungGeneration = () => {
+  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)]
+    .some((arg) => arg.startsWith("--max-semi-space-size") || arg.startsWith("--max_semi_space_size"))
+  return process.argv[2] === "export" && process.platform !== "win32" && !given
+}
+const runCapped = () => {
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, `--max-semi-space-size=${BULK_SEMI_SPACE_MB}`, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: ["inherit", "inherit", "inherit", "ipc"], detached: true }
+  )
+  const forward = (signal) => child.kill(signal)
+  for (const signal of FORWARDED) process.on(signal, forward)
+  child.once("error", (error) => {
+    process.stderr.write(`weaviate-mcp: cannot start the export: ${error.message}\n`)
+    process.exit(1)
+  })
+  child.once("exit", (code, signal) => {
+    for (const s of FORWARDED) process.removeListener(s, forward)
+    if (signal !== null) process.kill(process.pid, signal)
+    else process.exit(code ?? 1)
+  })
+}
+
+/** In the capped child: the parent gone (its IPC channel closed) ends the export as SIGTERM does. */
+const followParent = () => {
+  if (process.argv[2] !== "export" || process.channel === undefined) return
+  process.channel.unref()
+  process.once("disconnect", () => process.kill(process.pid, "SIGTERM"))
+}
+
 const runCli = () => {
   if (!NodeFs.existsSync(bundle)) {
     process.stderr.write("weaviate-mcp: dist/weaviate-mcp.cjs is missing; run `npm run build` in the package first\n")
@@ -152,4 +199,11 @@ const runCli = () => {
 }
 
 const handled = process.argv[2] === "bridge" && NodeFs.existsSync(fileURLToPath(bridge)) && (await import(bridge.href)).handled === true
-if (!handled) runCli()
+if (handled) {
+  // The bridge ran.
+} else if (capsYoungGeneration()) {
+  runCapped()
+} else {
+  followParent()
+  runCli()
+}

@@ -97,24 +97,40 @@ export const inProcess = async <A>(calls: number, run: () => Promise<A>): Promis
   return { result, cost: { cpuMsPerCall: (used.user + used.system) / 1000 / calls, bytesPerCall: bytes / calls } }
 }
 
+/** The process's children (Linux). */
+const childrenOf = (pid: number): Array<number> => {
+  try {
+    return NodeFs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((p) => p.length > 0).map(Number)
+  } catch {
+    return []
+  }
+}
+
 /**
- * Follows a child process's peak RSS (VmHWM from /proc, sampled every `intervalMs` until it exits);
- * `stop()` ends the sampling and answers the peak in MB.
+ * Follows the peak RSS (VmHWM from /proc, sampled every `intervalMs` until it exits) of a child
+ * process and of the processes it starts (`export` runs in a child of the command's own process);
+ * `stop()` ends the sampling and answers the largest peak in MB (the process doing the work), and
+ * `peaks()` each process's.
  */
 export const peakRss = (pid: number | undefined, intervalMs: number) => {
-  let peakKb = 0
+  const peaksKb = new Map<number, number>()
   const sample = setInterval(() => {
-    try {
-      const kb = /VmHWM:\s+(\d+)/.exec(NodeFs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]
-      if (kb !== undefined) peakKb = Math.max(peakKb, Number(kb))
-    } catch {
-      // exited between two samples
+    if (pid === undefined) return
+    for (const p of [pid, ...childrenOf(pid)]) {
+      try {
+        const kb = /VmHWM:\s+(\d+)/.exec(NodeFs.readFileSync(`/proc/${p}/status`, "utf8"))?.[1]
+        if (kb !== undefined) peaksKb.set(p, Math.max(peaksKb.get(p) ?? 0, Number(kb)))
+      } catch {
+        // exited between two samples
+      }
     }
   }, intervalMs)
   return {
     stop: () => {
       clearInterval(sample)
-      return peakKb / 1024
-    }
+      return Math.max(0, ...peaksKb.values()) / 1024
+    },
+    /** Each process's peak in MB, the command's own first. */
+    peaks: () => [...peaksKb.values()].map((kb) => kb / 1024)
   }
 }

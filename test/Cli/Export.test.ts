@@ -112,6 +112,8 @@ const onTerminal = (args: ReadonlyArray<string>) => {
   const exited = new Promise<{ code: number | null; text: string }>((resolve) => child.once("exit", (code) => resolve({ code, text })))
   return {
     exited,
+    /** Types on the terminal (`\x03` is Ctrl-C). */
+    type: (text: string) => child.stdin.write(text),
     seen: (pattern: RegExp) =>
       pattern.test(text) ? Promise.resolve() : Promise.race([
         new Promise<void>((resolve) => waiting.push({ pattern, resolve })),
@@ -296,10 +298,11 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
       await run(["import", "w", "CopyCache", file(name), "--id-field", "uuid"])
     }
     const stamps = () =>
-      NodeFs.readdirSync(cache).sort().map((entry) => {
+      // By command: export's file names another set of flags (its child's) than import's.
+      NodeFs.readdirSync(cache).map((entry) => {
         const stat = NodeFs.statSync(NodePath.join(cache, entry))
-        return [entry.replace(/^[0-9a-f]+-[0-9a-f]+-/, ""), stat.ino, stat.mtimeMs]
-      })
+        return [entry.replace(/^[0-9a-f]+-[0-9a-f]+-/, ""), stat.ino, stat.mtimeMs] as const
+      }).sort((a, b) => a[0].localeCompare(b[0]))
     await createCollection("CopyCache")
     await both("cache-1.jsonl")
     const written = stamps()
@@ -394,6 +397,100 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
     } finally {
       await proxy.close()
     }
+  })
+
+  describe("export runs in a child Node with its young generation capped", () => {
+    /** The command's child processes (Linux). */
+    const childrenOf = (pid: number) =>
+      NodeFs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((p) => p.length > 0).map(Number)
+    const gone = async (pid: number) => {
+      for (let i = 0; i < 500; i++) {
+        try {
+          process.kill(pid, 0)
+        } catch {
+          return true
+        }
+        await new Promise((resolve) => setTimeout(resolve, 20))
+      }
+      return false
+    }
+    /** An export through a proxy that holds the third page. */
+    const held = async (name: string) => {
+      const proxy = await startProxy(w.url)
+      await addConnection(name, proxy.port)
+      let pages = 0
+      proxy.decide = (req) => req.method === "GET" && req.path.startsWith("/v1/objects?") && ++pages > 2 ? "hang" : "forward"
+      return proxy
+    }
+
+    it("--max-semi-space-size=4 (a flag V8 takes only at start); SIGTERM to the command reaches the export, which keeps its rows; the command exits as the export did", async () => {
+      const proxy = await held("held-term")
+      try {
+        const out = file("term.jsonl")
+        const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "held-term", "Item", "--output", out, "--page-size", "250", "--home", home], { stdio: "pipe" })
+        let stderr = ""
+        child.stderr.on("data", (d) => (stderr += d))
+        const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+        await proxy.hung
+        const [exporter] = childrenOf(child.pid!)
+        expect(NodeFs.readFileSync(`/proc/${exporter}/cmdline`, "utf8").split("\0")).toContain("--max-semi-space-size=4")
+        child.kill("SIGTERM")
+        expect(await exited, stderr).toBe(1)
+        expect(lines(`${out}.partial`)).toHaveLength(500)
+        expect(stderr).toContain("export interrupted after 500 rows")
+      } finally {
+        await proxy.close()
+      }
+    })
+
+    it("given the flag already (NODE_OPTIONS), the export runs in the command's own process", async () => {
+      const proxy = await held("held-own")
+      try {
+        const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "held-own", "Item", "--output", file("own.jsonl"), "--page-size", "250", "--home", home], {
+          stdio: "ignore",
+          env: { ...process.env, NODE_OPTIONS: "--max-semi-space-size=8" }
+        })
+        const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+        await proxy.hung
+        expect(childrenOf(child.pid!)).toEqual([])
+        child.kill("SIGINT")
+        expect(await exited).toBe(1)
+        expect(lines(file("own.jsonl.partial"))).toHaveLength(500)
+      } finally {
+        await proxy.close()
+      }
+    })
+
+    it("a terminal's Ctrl-C interrupts the export once (it leads a process group of its own): FILE.partial, exit 1", async () => {
+      const proxy = await held("held-tty")
+      try {
+        const out = file("tty.jsonl")
+        const terminal = onTerminal(["export", "held-tty", "Item", "--output", out, "--page-size", "250"])
+        await proxy.hung
+        terminal.type("\x03")
+        const { code, text } = await terminal.exited
+        expect(code, text).toBe(1)
+        expect(text).toContain("export interrupted after 500 rows")
+        expect(lines(`${out}.partial`)).toHaveLength(500)
+      } finally {
+        await proxy.close()
+      }
+    })
+
+    it("the command killed outright (SIGKILL): the export notices, stops and keeps its rows", async () => {
+      const proxy = await held("held-kill")
+      try {
+        const out = file("kill.jsonl")
+        const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "held-kill", "Item", "--output", out, "--page-size", "250", "--home", home], { stdio: "ignore" })
+        await proxy.hung
+        const [exporter] = childrenOf(child.pid!)
+        child.kill("SIGKILL")
+        expect(await gone(exporter!)).toBe(true)
+        expect(lines(`${out}.partial`)).toHaveLength(500)
+      } finally {
+        await proxy.close()
+      }
+    })
   })
 
   it("import with --id-field twice writes each row once (upsert); a uuid column does the same", async () => {
