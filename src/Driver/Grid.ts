@@ -16,7 +16,6 @@ import * as Stream from "effect/Stream"
 import { type Collection, type Column, columns as columnsOf, type Property } from "./CollectionSchema.ts"
 import { DatabaseRefused, type FilterRefused, type RequestError, StatementRefused, UnexpectedResponse } from "./DriverError.ts"
 import * as FilterBuilder from "./FilterBuilder.ts"
-import { JsonText } from "./ObjectsPage.ts"
 import * as ObjectsPage from "./ObjectsPage.ts"
 import type { GraphqlResponse, WeaviateHttp } from "./WeaviateHttp.ts"
 
@@ -65,7 +64,7 @@ export const renderCell = (value: unknown): string =>
     ? ""
     : typeof value === "string"
     ? value
-    : value instanceof JsonText
+    : value instanceof ObjectsPage.JsonText
     ? value.text
     : typeof value === "object"
     ? JSON.stringify(value)
@@ -74,14 +73,18 @@ export const renderCell = (value: unknown): string =>
 const record = (u: unknown): Record<string, unknown> =>
   typeof u === "object" && u !== null && !Array.isArray(u) ? (u as Record<string, unknown>) : {}
 
-/** A list, parsed or kept as text (`ObjectsPage`). */
-const isList = (value: unknown): boolean => Array.isArray(value) || (value instanceof JsonText && value.text.startsWith("["))
+/** A list of numbers, parsed or kept as text (`ObjectsPage.JsonText`). */
+const isList = (value: unknown): value is ReadonlyArray<unknown> | ObjectsPage.JsonText =>
+  Array.isArray(value) || value instanceof ObjectsPage.JsonText
+
+const isEmptyList = (value: ReadonlyArray<unknown> | ObjectsPage.JsonText): boolean =>
+  value instanceof ObjectsPage.JsonText ? value.isEmptyList : value.length === 0
 
 /** The vector cells of an object: `vector`, or `vector:<name>` for each named vector (null when absent). */
 const vectorCells = (collection: Collection, vector: unknown, vectors: unknown): Record<string, unknown> => {
   const named = record(vectors)
   if (collection.namedVectors.length === 0) {
-    if (isList(vector) && !(Array.isArray(vector) ? vector.length === 0 : (vector as JsonText).isEmptyList)) return { vector }
+    if (isList(vector) && !isEmptyList(vector)) return { vector }
     // A legacy object may still carry its one vector under `vectors`.
     const only = Object.values(named).filter(isList)
     return { vector: only.length === 1 ? only[0] : null }

@@ -6,7 +6,7 @@
  * decimal, `JSON.parse` turns that into the nearest double and `JSON.stringify` gives back the same
  * decimal, so parsing and printing 384 numbers per row only reproduces the text. That was half of the
  * export's CPU (a profile of 20,000 rows: `JSON.stringify` of the rows 28%, `JSON.parse` of the pages
- * 23%); the bytes written are the same.
+ * 23%); the bytes written are the same (but for a `-0`, which stays `-0`).
  *
  * The page is walked field by field: strings and nested values are skipped by their delimiters, and
  * only what is not a vector is handed to `JSON.parse`, in pieces. A vector is kept as text only when
