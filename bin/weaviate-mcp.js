@@ -140,8 +140,9 @@ const boundBulkHeap = () => {
  *
  * The child leads a process group of its own, so a terminal's Ctrl-C reaches this parent only, which
  * passes it on once (a second SIGINT would end the child before it keeps the rows it wrote). Every
- * signal that ends a command is passed on; when the parent goes (even by SIGKILL) the IPC channel
- * closes and the child stops as on SIGTERM, keeping its rows. The parent exits as the child did.
+ * signal that ends a command is passed on, and Ctrl-Z (SIGTSTP) stops the child with the parent
+ * (SIGCONT continues both); when the parent goes (even by SIGKILL) the IPC channel closes and the
+ * child stops as on SIGTERM, keeping its rows. The parent exits as the child did.
  */
 const BULK_SEMI_SPACE_MB = 4
 const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"]
@@ -158,12 +159,22 @@ const runCapped = () => {
   )
   const forward = (signal) => child.kill(signal)
   for (const signal of FORWARDED) process.on(signal, forward)
+  // Ctrl-Z: the export stops with its command, and goes on when the shell continues the command.
+  const suspend = () => {
+    child.kill("SIGSTOP")
+    process.kill(process.pid, "SIGSTOP")
+  }
+  const resume = () => child.kill("SIGCONT")
+  process.on("SIGTSTP", suspend)
+  process.on("SIGCONT", resume)
   child.once("error", (error) => {
     process.stderr.write(`weaviate-mcp: cannot start the export: ${error.message}\n`)
     process.exit(1)
   })
   child.once("exit", (code, signal) => {
     for (const s of FORWARDED) process.removeListener(s, forward)
+    process.removeListener("SIGTSTP", suspend)
+    process.removeListener("SIGCONT", resume)
     if (signal !== null) process.kill(process.pid, signal)
     else process.exit(code ?? 1)
   })

@@ -112,6 +112,8 @@ const onTerminal = (args: ReadonlyArray<string>) => {
   const exited = new Promise<{ code: number | null; text: string }>((resolve) => child.once("exit", (code) => resolve({ code, text })))
   return {
     exited,
+    /** The pid of `script`, whose child is the command. */
+    pid: child.pid!,
     /** Types on the terminal (`\x03` is Ctrl-C). */
     type: (text: string) => child.stdin.write(text),
     seen: (pattern: RegExp) =>
@@ -471,6 +473,34 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
         const { code, text } = await terminal.exited
         expect(code, text).toBe(1)
         expect(text).toContain("export interrupted after 500 rows")
+        expect(lines(`${out}.partial`)).toHaveLength(500)
+      } finally {
+        await proxy.close()
+      }
+    })
+
+    it("a terminal's Ctrl-Z stops the export with the command, SIGCONT continues both, and Ctrl-C then keeps the rows", async () => {
+      const state = (pid: number) => NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[0]
+      const until = async (what: string, ok: () => boolean) => {
+        for (let i = 0; i < 250 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+        expect(ok(), what).toBe(true)
+      }
+      const proxy = await held("held-tstp")
+      try {
+        const out = file("tstp.jsonl")
+        const terminal = onTerminal(["export", "held-tstp", "Item", "--output", out, "--page-size", "250"])
+        await proxy.hung
+        const [command] = childrenOf(terminal.pid)
+        const [exporter] = childrenOf(command!)
+        terminal.type("\x1a")
+        await until("both stopped", () => state(command!) === "T" && state(exporter!) === "T")
+        // What a shell's `fg` does (script, the terminal here, stops with its child too).
+        process.kill(terminal.pid, "SIGCONT")
+        process.kill(command!, "SIGCONT")
+        await until("both running", () => state(command!) !== "T" && state(exporter!) !== "T")
+        terminal.type("\x03")
+        const { code, text } = await terminal.exited
+        expect(code, text).toBe(1)
         expect(lines(`${out}.partial`)).toHaveLength(500)
       } finally {
         await proxy.close()
