@@ -329,15 +329,6 @@ export interface ReadAllOptions {
   readonly vectorText?: boolean
 }
 
-/** The `objects` of a page (`undefined` when the text is not JSON). */
-const parseObjects = (text: string): { readonly objects: unknown } | undefined => {
-  try {
-    return { objects: record(JSON.parse(text)).objects }
-  } catch {
-    return undefined
-  }
-}
-
 /**
  * Every row of a collection through the `after` cursor (no offset, so no `QUERY_MAXIMUM_RESULTS` cap),
  * as stored: the pages are not redacted (see `WeaviateHttp`'s `raw`).
@@ -368,7 +359,7 @@ export const readAll = (
       raw: true
     }).pipe(
       Effect.flatMap((response) => {
-        const page = options.vectorText === true ? ObjectsPage.parse(response.text) : parseObjects(response.text)
+        const page = ObjectsPage.parse(response.text, { vectorText: options.vectorText === true })
         if (page === undefined) return Effect.fail(new UnexpectedResponse({ detail: "GET /v1/objects did not return JSON" }))
         const objects = page.objects ?? []
         if (!Array.isArray(objects)) {

@@ -219,15 +219,18 @@ const walk = (text: string): { readonly objects: unknown } => {
 
 /**
  * The `objects` of a page's text (as `JSON.parse(text).objects`), with the vectors (`vector`, and
- * each of `vectors`) that are lists of numbers as `JsonText`; `undefined` when the text is not JSON.
+ * each of `vectors`) that are lists of numbers as `JsonText`, unless `vectorText` is false (then it
+ * is `JSON.parse`'s answer itself); `undefined` when the text is not JSON.
  *
  * @category parsing
  */
-export const parse = (text: string): { readonly objects: unknown } | undefined => {
-  try {
-    return walk(text)
-  } catch (e) {
-    if (!(e instanceof Unfollowed) && !(e instanceof SyntaxError)) throw e
+export const parse = (text: string, options: { readonly vectorText?: boolean } = {}): { readonly objects: unknown } | undefined => {
+  if (options.vectorText !== false) {
+    try {
+      return walk(text)
+    } catch (e) {
+      if (!(e instanceof Unfollowed) && !(e instanceof SyntaxError)) throw e
+    }
   }
   try {
     const whole: unknown = JSON.parse(text)

@@ -33,20 +33,7 @@ export const readIfExists = (path: string): string | undefined => {
   }
 }
 
-/** True while `pid` names a live (non-zombie) process. */
-export const isAlive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0)
-  } catch {
-    return false
-  }
-  try {
-    const stat = NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z"
-  } catch {
-    return process.platform !== "linux"
-  }
-}
+export { isAlive } from "../support/Processes.ts"
 
 export const sampleRequest: DialogRequest = {
   title: "weaviate-mcp: approve a write",

@@ -11,6 +11,7 @@ import type { AddressInfo } from "node:net"
 import * as NodePath from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Cli from "../support/Cli.ts"
+import { childrenOf, isAlive, stateOf } from "../support/Processes.ts"
 import * as TestHome from "../support/TestHome.ts"
 import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
 import { servesReal } from "../weaviate/TestWeaviate.ts"
@@ -185,6 +186,26 @@ const startProxy = async (upstream: string): Promise<FaultProxy> => {
 const addConnection = async (name: string, port: number, extra: ReadonlyArray<string> = []) => {
   const added = await cli(["connections", "add", "--name", name, "--host", "127.0.0.1", "--port", String(port), ...extra])
   if (added.code !== 0) throw new Error(added.stderr)
+}
+
+// ===== Exports held at a page =====
+
+/** Waits (at most 5 s, polling) until `ok` holds; fails naming `what` when it does not. */
+const until = async (what: string, ok: () => boolean) => {
+  for (let i = 0; i < 250 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  expect(ok(), what).toBe(true)
+}
+/** Runs `body` with a connection `name` to a proxy that holds the third page of an export. */
+const held = async (name: string, body: (proxy: FaultProxy) => Promise<void>) => {
+  const proxy = await startProxy(w.url)
+  try {
+    await addConnection(name, proxy.port)
+    let pages = 0
+    proxy.decide = (req) => req.method === "GET" && req.path.startsWith("/v1/objects?") && ++pages > 2 ? "hang" : "forward"
+    await body(proxy)
+  } finally {
+    await proxy.close()
+  }
 }
 
 beforeAll(async () => {
@@ -372,11 +393,7 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
   })
 
   it("Ctrl-C (SIGINT) while a page is pending: FILE.partial with whole rows, the cursor printed, exit 1", async () => {
-    const proxy = await startProxy(w.url)
-    try {
-      await addConnection("hangs", proxy.port)
-      let pages = 0
-      proxy.decide = (req) => req.method === "GET" && req.path.startsWith("/v1/objects?") && ++pages > 2 ? "hang" : "forward"
+    await held("hangs", async (proxy) => {
       const out = file("sigint.csv")
       const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "hangs", "Item", "--output", out, "--page-size", "250", "--home", home], {
         stdio: "pipe"
@@ -396,38 +413,12 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
       expect(cursor, stderr).toBe(records.at(-1)!.slice(0, 36))
       expect(stderr).toContain("export interrupted after 500 rows")
       expect(lastJson(stdout)).toMatchObject({ complete: false, rows: 500, cursor })
-    } finally {
-      await proxy.close()
-    }
+    })
   })
 
   describe("export runs in a child Node with its young generation capped", () => {
-    /** The command's child processes (Linux). */
-    const childrenOf = (pid: number) =>
-      NodeFs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter((p) => p.length > 0).map(Number)
-    const gone = async (pid: number) => {
-      for (let i = 0; i < 500; i++) {
-        try {
-          process.kill(pid, 0)
-        } catch {
-          return true
-        }
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-      return false
-    }
-    /** An export through a proxy that holds the third page. */
-    const held = async (name: string) => {
-      const proxy = await startProxy(w.url)
-      await addConnection(name, proxy.port)
-      let pages = 0
-      proxy.decide = (req) => req.method === "GET" && req.path.startsWith("/v1/objects?") && ++pages > 2 ? "hang" : "forward"
-      return proxy
-    }
-
     it("--max-semi-space-size=4 (a flag V8 takes only at start); SIGTERM to the command reaches the export, which keeps its rows; the command exits as the export did", async () => {
-      const proxy = await held("held-term")
-      try {
+      await held("held-term", async (proxy) => {
         const out = file("term.jsonl")
         const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "held-term", "Item", "--output", out, "--page-size", "250", "--home", home], { stdio: "pipe" })
         let stderr = ""
@@ -440,14 +431,11 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
         expect(await exited, stderr).toBe(1)
         expect(lines(`${out}.partial`)).toHaveLength(500)
         expect(stderr).toContain("export interrupted after 500 rows")
-      } finally {
-        await proxy.close()
-      }
+      })
     })
 
     it("given the flag already (NODE_OPTIONS), the export runs in the command's own process", async () => {
-      const proxy = await held("held-own")
-      try {
+      await held("held-own", async (proxy) => {
         const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "held-own", "Item", "--output", file("own.jsonl"), "--page-size", "250", "--home", home], {
           stdio: "ignore",
           env: { ...process.env, NODE_OPTIONS: "--max-semi-space-size=8" }
@@ -458,14 +446,11 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
         child.kill("SIGINT")
         expect(await exited).toBe(1)
         expect(lines(file("own.jsonl.partial"))).toHaveLength(500)
-      } finally {
-        await proxy.close()
-      }
+      })
     })
 
     it("a terminal's Ctrl-C interrupts the export once (it leads a process group of its own): FILE.partial, exit 1", async () => {
-      const proxy = await held("held-tty")
-      try {
+      await held("held-tty", async (proxy) => {
         const out = file("tty.jsonl")
         const terminal = onTerminal(["export", "held-tty", "Item", "--output", out, "--page-size", "250"])
         await proxy.hung
@@ -474,52 +459,39 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
         expect(code, text).toBe(1)
         expect(text).toContain("export interrupted after 500 rows")
         expect(lines(`${out}.partial`)).toHaveLength(500)
-      } finally {
-        await proxy.close()
-      }
+      })
     })
 
     it("a terminal's Ctrl-Z stops the export with the command, SIGCONT continues both, and Ctrl-C then keeps the rows", async () => {
-      const state = (pid: number) => NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[0]
-      const until = async (what: string, ok: () => boolean) => {
-        for (let i = 0; i < 250 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
-        expect(ok(), what).toBe(true)
-      }
-      const proxy = await held("held-tstp")
-      try {
+      await held("held-tstp", async (proxy) => {
         const out = file("tstp.jsonl")
         const terminal = onTerminal(["export", "held-tstp", "Item", "--output", out, "--page-size", "250"])
         await proxy.hung
         const [command] = childrenOf(terminal.pid)
         const [exporter] = childrenOf(command!)
         terminal.type("\x1a")
-        await until("both stopped", () => state(command!) === "T" && state(exporter!) === "T")
+        await until("both stopped", () => stateOf(command!) === "T" && stateOf(exporter!) === "T")
         // What a shell's `fg` does (script, the terminal here, stops with its child too).
         process.kill(terminal.pid, "SIGCONT")
         process.kill(command!, "SIGCONT")
-        await until("both running", () => state(command!) !== "T" && state(exporter!) !== "T")
+        await until("both running", () => stateOf(command!) !== "T" && stateOf(exporter!) !== "T")
         terminal.type("\x03")
         const { code, text } = await terminal.exited
         expect(code, text).toBe(1)
         expect(lines(`${out}.partial`)).toHaveLength(500)
-      } finally {
-        await proxy.close()
-      }
+      })
     })
 
     it("the command killed outright (SIGKILL): the export notices, stops and keeps its rows", async () => {
-      const proxy = await held("held-kill")
-      try {
+      await held("held-kill", async (proxy) => {
         const out = file("kill.jsonl")
         const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "held-kill", "Item", "--output", out, "--page-size", "250", "--home", home], { stdio: "ignore" })
         await proxy.hung
         const [exporter] = childrenOf(child.pid!)
         child.kill("SIGKILL")
-        expect(await gone(exporter!)).toBe(true)
+        await until("the export has exited", () => !isAlive(exporter!))
         expect(lines(`${out}.partial`)).toHaveLength(500)
-      } finally {
-        await proxy.close()
-      }
+      })
     })
   })
 

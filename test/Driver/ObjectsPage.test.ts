@@ -59,6 +59,10 @@ describe("ObjectsPage.parse answers what JSON.parse answers", () => {
         const got = parse(text)
         expect(got).toBeDefined()
         expect(plain(got!.objects)).toEqual(plain(expected))
+        // Without vectorText it is JSON.parse's answer itself: numbers, no JsonText.
+        const parsed = parse(text, { vectorText: false })!.objects
+        expect(parsed).toEqual(expected)
+        expect(textPaths(parsed)).toEqual([])
         // Compact pages (as Weaviate sends them) keep every list of numbers as text.
         if (indent === undefined) {
           const lists = (expected as Array<Record<string, unknown>>).flatMap((o, i) => [
