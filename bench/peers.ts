@@ -64,9 +64,9 @@ const serveLean = (weaviateUrl: string, token: string, dir: string, probe: Retur
 /** A Node server on core 0 (with the allocation probe); resolves with its endpoint once it prints it (bounded to 20 s). */
 const spawnServer = (name: string, script: ReadonlyArray<string>, probe: ReturnType<typeof ServerCost.probe>) =>
   new Promise<{ child: NodeChildProcess.ChildProcess; endpoint: string }>((resolve, reject) => {
-    const args = [...probe.nodeArgs, ...Profiles.nodeArgs(name), ...script]
+    const args = [...probe.nodeArgs, ...script]
     const [command, argv] = Cores.pinned ? ["taskset", ["-c", String(Cores.SERVER_CORE), process.execPath, ...args]] : [process.execPath, args]
-    const child = NodeChildProcess.spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...probe.env } })
+    const child = NodeChildProcess.spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...probe.env, ...Profiles.env(name) } })
     let out = ""
     const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error(`serve did not start:\n${out}`))), 20_000)
     child.stdout!.on("data", (chunk: Buffer) => {

@@ -1,6 +1,7 @@
 /**
- * `npm run bench:profile`: the servers of the hot scenarios run with `--cpu-prof`, each writing
- * `bench/profiles/<scenario>.cpuprofile` (git-ignored) when it exits; `summary` prints the functions
+ * `npm run bench:profile`: the servers of the hot scenarios profile exactly their measured windows
+ * (the allocation probe, `alloc-probe.mjs`, starts and stops V8's profiler with the window), each
+ * writing `bench/profiles/<server>.<window>.cpuprofile` (git-ignored); `summary` prints the functions
  * with the most self time, the first thing to read in a profile.
  */
 import type * as NodeChildProcess from "node:child_process"
@@ -12,9 +13,17 @@ export const DIR = NodePath.join(import.meta.dirname, "..", "profiles")
 /** Whether this run profiles (`BENCH_PROFILE=1`, set by `npm run bench:profile`). */
 export const enabled = process.env.BENCH_PROFILE === "1"
 
-/** Node arguments that make a server write its CPU profile as `<name>.cpuprofile` at exit. */
-export const nodeArgs = (name: string): ReadonlyArray<string> =>
-  enabled ? ["--cpu-prof", `--cpu-prof-dir=${DIR}`, `--cpu-prof-name=${name}.cpuprofile`, "--cpu-prof-interval=250"] : []
+// A run's profiles only: those of an earlier run would be reported beside them.
+if (enabled && NodeFs.existsSync(DIR)) {
+  for (const name of NodeFs.readdirSync(DIR)) if (name.endsWith(".cpuprofile")) NodeFs.rmSync(NodePath.join(DIR, name))
+}
+
+/** The environment that makes a server started with the probe write a CPU profile of each window. */
+export const env = (name: string): Record<string, string> => {
+  if (!enabled) return {}
+  NodeFs.mkdirSync(DIR, { recursive: true })
+  return { WEAVIATE_MCP_CPU_PROFILE: NodePath.join(DIR, name) }
+}
 
 /** Ends a server with SIGTERM and waits (bounded to 15 s) until it has exited, so its profile is written. */
 export const stop = (child: NodeChildProcess.ChildProcess) =>

@@ -22,9 +22,17 @@ export const allocated = (startUsed, statistics, endUsed) => {
 // V8's sampling heap profiler, counting objects already collected, written as a .heapprofile
 // (`npm run bench:profile`; read it in Chrome DevTools' Memory tab, or with Profiles.allocationSummary).
 const sampleFile = process.env.WEAVIATE_MCP_ALLOC_SAMPLE
+// With WEAVIATE_MCP_CPU_PROFILE=PATH (`npm run bench:profile`), a CPU profile of exactly the window is
+// written to PATH.<window>.cpuprofile: the start-up and the warm-up stay out of it, where a whole-process
+// `--cpu-prof` was mostly loading and compiling on a run of a few hundred calls.
+const cpuProfile = process.env.WEAVIATE_MCP_CPU_PROFILE
 let windows = 0
-const session = sampleFile ? new NodeInspector.Session() : undefined
+const session = sampleFile || cpuProfile ? new NodeInspector.Session() : undefined
 session?.connect()
+if (cpuProfile) {
+  session.post("Profiler.enable")
+  session.post("Profiler.setSamplingInterval", { interval: 250 })
+}
 
 const file = process.env.WEAVIATE_MCP_ALLOC_FILE
 if (file !== undefined && file !== "") {
@@ -32,7 +40,8 @@ if (file !== undefined && file !== "") {
   let startUsed = 0
   process.on("SIGUSR2", () => {
     if (profiler === undefined) {
-      session?.post("HeapProfiler.startSampling", {
+      if (cpuProfile) session.post("Profiler.start")
+      if (sampleFile) session.post("HeapProfiler.startSampling", {
         samplingInterval: 4096,
         includeObjectsCollectedByMajorGC: true,
         includeObjectsCollectedByMinorGC: true
@@ -45,9 +54,17 @@ if (file !== undefined && file !== "") {
     const endUsed = NodeV8.getHeapStatistics().used_heap_size
     const { statistics } = profiler.stop()
     profiler = undefined
-    session?.post("HeapProfiler.stopSampling", (error, result) => {
-      if (error === null) NodeFs.writeFileSync(`${sampleFile}.${process.pid}.${++windows}.heapprofile`, JSON.stringify(result.profile))
-    })
+    const window = ++windows
+    if (cpuProfile) {
+      session.post("Profiler.stop", (error, result) => {
+        if (error === null) NodeFs.writeFileSync(`${cpuProfile}.${window}.cpuprofile`, JSON.stringify(result.profile))
+      })
+    }
+    if (sampleFile) {
+      session.post("HeapProfiler.stopSampling", (error, result) => {
+        if (error === null) NodeFs.writeFileSync(`${sampleFile}.${process.pid}.${window}.heapprofile`, JSON.stringify(result.profile))
+      })
+    }
     NodeFs.writeFileSync(file, JSON.stringify({ bytes: allocated(startUsed, statistics, endUsed), collections: statistics.length }))
   })
 }
