@@ -103,10 +103,7 @@ const writeCached = (directory, file, script) => {
   }
 }
 
-/**
- * When the cached code was missing or refused: written once the command has run a while, or at exit
- * (`serve`: once it has started, before its young generation may grow, see `startSmall`).
- */
+/** When the cached code was missing or refused: written once the command has run a while, or at exit. */
 const keepCompiled = (directory, file, script) => {
   let written = false
   const write = () => {
@@ -114,8 +111,7 @@ const keepCompiled = (directory, file, script) => {
     written = true
     writeCached(directory, file, script)
   }
-  if (startsSmall) process.prependOnceListener(STARTED, write)
-  else setTimeout(write, 2000).unref()
+  setTimeout(write, 2000).unref()
   process.once("exit", write)
 }
 
@@ -132,28 +128,6 @@ const boundBulkHeap = () => {
   if ((process.argv[2] === "export" || process.argv[2] === "import") && !given) {
     NodeV8.setFlagsFromString(`--heap-growing-percent=${BULK_HEAP_GROWING_PERCENT}`)
   }
-}
-
-/**
- * The daemon starts with its young generation at V8's initial size, and lets it grow as V8 does once
- * it is listening. The start allocates a lot that dies young (the command line, the layers, the tools'
- * JSON Schemas), for which V8 grew the young generation to its 16 MB and kept it until its memory
- * reducer ran, about 30 s later: idle RSS 88 MB two seconds after the start, 73 MB this way
- * (docs/benchmarks.md, "Start and idle memory"). Kept small for good, the young generation cost
- * `tools/list` 15–40% more CPU under load, hence the growth given back at `weaviate-mcp:started`, which
- * `serve` emits on `process` once it listens. The code cache is written before that, under the flags it
- * was loaded with (V8 refuses code written under other flags). Left alone when the flag is given.
- */
-const STARTED = "weaviate-mcp:started"
-const GROWTH_FLAG = "--semi-space-growth-factor"
-const V8_GROWTH_FACTOR = 2
-const startsSmall = process.argv[2] === "serve" &&
-  ![...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)]
-    .some((arg) => arg.startsWith(GROWTH_FLAG) || arg.startsWith(GROWTH_FLAG.replaceAll("-", "_").replace("__", "--")))
-const startSmall = () => {
-  if (!startsSmall) return
-  NodeV8.setFlagsFromString(`${GROWTH_FLAG}=1`)
-  process.once(STARTED, () => NodeV8.setFlagsFromString(`${GROWTH_FLAG}=${V8_GROWTH_FACTOR}`))
 }
 
 /**
@@ -219,7 +193,6 @@ const runCli = () => {
     process.exit(1)
   }
   boundBulkHeap()
-  startSmall()
   const source = NodeFs.readFileSync(bundle, "latin1")
   const requested = cacheDirectory()
   const directory = requested === undefined ? undefined : privateDirectory(requested)

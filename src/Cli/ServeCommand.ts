@@ -18,12 +18,6 @@ import * as Tracing from "../Tracing/Tracing.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { UsageError } from "./CliErrors.ts"
 
-/**
- * Emitted on `process` once `serve` listens: bin/weaviate-mcp.js lets the young generation grow from
- * then on (`startSmall` there). Nothing listens when the daemon is embedded.
- */
-export const STARTED = "weaviate-mcp:started"
-
 const options = {
   home: CommonOptions.home,
   port: Options.integer("port").pipe(
@@ -129,12 +123,7 @@ export const serveCommand = Command.make("serve", options, (flags) =>
       settings,
       port: Option.match(settings.port, { onNone: () => ({ preferred: Settings.DEFAULT_PORT }), onSome: (port) => port }),
       otlpTracesUrl: Tracing.tracesUrl(Option.getOrUndefined(flags.otlp)),
-      onListening: (address) =>
-        Effect.zipRight(
-          Console.log(`weaviate-mcp listening on ${address.url}/mcp`),
-          // bin/weaviate-mcp.js keeps the young generation small until here (startSmall there).
-          Effect.sync(() => void (process as NodeJS.EventEmitter).emit(STARTED))
-        ),
+      onListening: (address) => Console.log(`weaviate-mcp listening on ${address.url}/mcp`),
       onDefaultToken: (created) => Console.log(firstRunMessage(created))
     })
     return yield* Layer.launch(daemon).pipe(
