@@ -15,6 +15,7 @@ import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import * as LogLines from "../Base/LogLines.ts"
 import * as TickBatch from "../Base/TickBatch.ts"
 import { META_CLIENT_INFO } from "../Schema/McpWire.ts"
 import * as Eras from "../Mcp/Eras.ts"
@@ -132,23 +133,26 @@ const clientOf = (started: Started, modern: boolean, sessionClients: ReadonlyMap
 interface LogLine {
   readonly warn: boolean
   readonly message: string
-  readonly annotations: Record<string, unknown>
+  readonly fields: LogLines.Line["fields"]
 }
 
 /** The operational log line of a call: `info` per request, `warn` for refusals and failed authentications. */
-const logLineOf = (call: Line.Call): LogLine => ({
-  warn: call.outcome === "refused" || call.outcome === "unauthenticated",
-  message: call.outcome === "refused" ? "mcp request refused" : call.outcome === "unauthenticated" ? "authentication failed" : "mcp request",
-  annotations: {
-    method: call.method,
-    tool: call.tool ?? "",
-    principal: call.principalName ?? "",
-    client: call.client ?? "",
-    outcome: call.outcome,
-    ...(call.code === null ? {} : { code: call.code }),
-    durationMs: Math.round(call.durationMs * 10) / 10
+const logLineOf = (call: Line.Call): LogLine => {
+  const fields: Array<readonly [string, string | number]> = [
+    ["method", call.method],
+    ["tool", call.tool ?? ""],
+    ["principal", call.principalName ?? ""],
+    ["client", call.client ?? ""],
+    ["outcome", call.outcome]
+  ]
+  if (call.code !== null) fields.push(["code", call.code])
+  fields.push(["durationMs", Math.round(call.durationMs * 10) / 10])
+  return {
+    warn: call.outcome === "refused" || call.outcome === "unauthenticated",
+    message: call.outcome === "refused" ? "mcp request refused" : call.outcome === "unauthenticated" ? "authentication failed" : "mcp request",
+    fields
   }
-})
+}
 
 /**
  * Log lines are written after the answer, those of one turn of the event loop together
@@ -156,19 +160,27 @@ const logLineOf = (call: Line.Call): LogLine => ({
  */
 const makeLogLines = Effect.gen(function*() {
   // The loggers are called directly, as `Effect.log` would call them from the layer's fiber, but once
-  // per batch rather than through one log effect per line: on a busy daemon this is most of the cost of the line.
+  // per batch rather than through one log effect per line: on a busy daemon this is most of the cost
+  // of the line. A logger that writes lines of fields itself (the daemon's, `Base/LogLines`) is given
+  // the fields; any other gets them as annotations.
   const fiber = yield* Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
   const minimum = fiber.getFiberRef(FiberRef.currentMinimumLogLevel)
-  const loggers = fiber.getFiberRef(FiberRef.currentLoggers)
+  const loggers = Array.from(fiber.getFiberRef(FiberRef.currentLoggers), (logger) => ({ logger, writer: LogLines.writerOf(logger) }))
   const context = fiber.getFiberRefs()
+  const fiberId = fiber.id()
   const write = (lines: ReadonlyArray<LogLine>) => {
     const date = new Date()
     for (const line of lines) {
       const logLevel = line.warn ? LogLevel.Warning : LogLevel.Info
       if (LogLevel.greaterThan(minimum, logLevel)) continue
-      const annotations = HashMap.fromIterable(Object.entries(line.annotations))
-      for (const logger of loggers) {
-        logger.log({ fiberId: fiber.id(), logLevel, message: line.message, cause: Cause.empty, context, spans: List.empty(), annotations, date })
+      let annotations: HashMap.HashMap<string, unknown> | undefined
+      for (const { logger, writer } of loggers) {
+        if (writer !== undefined) {
+          writer.write({ date, logLevel, fiberId, message: line.message, fields: line.fields })
+          continue
+        }
+        annotations ??= HashMap.fromIterable(line.fields)
+        logger.log({ fiberId, logLevel, message: line.message, cause: Cause.empty, context, spans: List.empty(), annotations, date })
       }
     }
   }

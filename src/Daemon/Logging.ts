@@ -4,11 +4,13 @@
  *
  * @since 0.1.0
  */
+import * as FiberId from "effect/FiberId"
 import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Schema from "effect/Schema"
+import * as LogLines from "../Base/LogLines.ts"
 import * as Redaction from "../Base/Redaction.ts"
 
 /** @category schemas */
@@ -81,17 +83,72 @@ export const batchedSink = (write: (text: string) => void): Sink => {
 
 const stderrSink: Sink = batchedSink((text) => void process.stderr.write(text))
 
+/** Effect's logfmt: a label without spaces, `=` or quotes; a value as it is, or quoted when it holds any. */
+const TEXT_ONLY = /^[^\s"=]*$/
+const logfmtLabel = (label: string) => label.replace(/[\s="]/g, "_")
+const logfmtValue = (value: string) => (TEXT_ONLY.test(value) ? value : JSON.stringify(value))
+
 /**
- * A logger that formats with Effect's logfmt or JSON logger, redacts, and writes one line.
+ * The order Effect's loggers write a set of annotations in (its `HashMap`'s), computed once per set
+ * of names: a line written from fields reads exactly as the same line logged with annotations.
+ */
+const annotationOrder = new Map<string, ReadonlyArray<number>>()
+const orderOf = (fields: LogLines.Line["fields"]): ReadonlyArray<number> => {
+  const key = fields.map(([name]) => name).join("\u0000")
+  let order = annotationOrder.get(key)
+  if (order === undefined) {
+    order = Array.from(HashMap.values(HashMap.fromIterable(fields.map(([name], i) => [name, i] as const))))
+    if (annotationOrder.size < 64) annotationOrder.set(key, order)
+  }
+  return order
+}
+
+const threadNames = new WeakMap<FiberId.FiberId, string>()
+const threadName = (fiberId: FiberId.FiberId) => {
+  let name = threadNames.get(fiberId)
+  if (name === undefined) threadNames.set(fiberId, name = FiberId.threadName(fiberId))
+  return name
+}
+
+/** A line of fields as Effect's `logfmtLogger` writes it (no cause, no spans). */
+const logfmtLine = (line: LogLines.Line) => {
+  let out = `timestamp=${logfmtValue(line.date.toISOString())} level=${logfmtValue(line.logLevel.label)}` +
+    ` fiber=${logfmtValue(threadName(line.fiberId))} message=${logfmtValue(line.message)}`
+  for (const i of orderOf(line.fields)) {
+    const [name, value] = line.fields[i]!
+    out += ` ${logfmtLabel(name)}=${logfmtValue(String(value))}`
+  }
+  return out
+}
+
+/** A line of fields as Effect's `jsonLogger` writes it (no cause, no spans). */
+const jsonLine = (line: LogLines.Line) => {
+  const annotations: Record<string, string | number> = {}
+  for (const i of orderOf(line.fields)) annotations[line.fields[i]![0]] = line.fields[i]![1]
+  return JSON.stringify({
+    message: line.message,
+    logLevel: line.logLevel.label,
+    timestamp: line.date.toISOString(),
+    annotations,
+    spans: {},
+    fiberId: threadName(line.fiberId)
+  })
+}
+
+/**
+ * A logger that formats with Effect's logfmt or JSON logger, redacts, and writes one line. It also
+ * writes lines given as fields (`LogLines`), formatted here the same way without Effect's logger.
  *
  * @category constructors
  */
 export const makeLogger = (format: LogFormat, sink: Sink = stderrSink) => {
   const base = format === "json" ? Logger.jsonLogger : Logger.logfmtLogger
-  return Logger.make<unknown, void>((options) => {
+  const logger = Logger.make<unknown, void>((options) => {
     const withoutSpans = { ...options, annotations: options.annotations ?? HashMap.empty() }
     sink.write(Redaction.global.redact(base.log(withoutSpans)))
   })
+  const formatLine = format === "json" ? jsonLine : logfmtLine
+  return LogLines.withLineWriter(logger, { write: (line) => sink.write(Redaction.global.redact(formatLine(line))) })
 }
 
 /**

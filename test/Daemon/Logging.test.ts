@@ -2,7 +2,15 @@
  * Structured logs to stderr: JSON with --log-format json, a minimum level, never a secret.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as FiberId from "effect/FiberId"
+import * as FiberRefs from "effect/FiberRefs"
+import * as HashMap from "effect/HashMap"
+import * as List from "effect/List"
+import * as LogLevel from "effect/LogLevel"
+import fc from "fast-check"
+import * as LogLines from "../../src/Base/LogLines.ts"
 import * as Logging from "../../src/Daemon/Logging.ts"
 import * as Redaction from "../../src/Base/Redaction.ts"
 
@@ -44,6 +52,46 @@ describe("logging", () => {
       for (const secret of ["abcdefghijklmnop", "wmcp_abcdefghijklmnopqrstuvwx", "pa55word", key]) assert.notInclude(text, secret)
       assert.include(text, Redaction.REDACTED)
     }))
+})
+
+describe("lines written as fields (the observer's line per request, Base/LogLines)", () => {
+  const fieldName = fc.oneof(
+    fc.constantFrom("method", "tool", "principal", "client", "outcome", "code", "durationMs"),
+    fc.string({ minLength: 1, maxLength: 12 })
+  )
+  const fieldValue = fc.oneof(
+    fc.string({ maxLength: 30 }),
+    fc.constantFrom("tools/list", "a b", 'say "hi"', "k=v", "line\nbreak", "wmcp_abcdefghijklmnopqrstuvwx", ""),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true })
+  )
+  const fields = fc.uniqueArray(fc.tuple(fieldName, fieldValue), { selector: ([name]) => name, maxLength: 9 })
+
+  it("read exactly as the same message logged with the fields as annotations, in text and JSON", () => {
+    const fiberId = FiberId.make(71, 0)
+    fc.assert(
+      fc.property(fc.constantFrom<Logging.LogFormat>("text", "json"), fc.string({ maxLength: 40 }), fields, fc.boolean(), (format, message, given, warn) => {
+        const written: Array<string> = []
+        const logger = Logging.makeLogger(format, { write: (line) => written.push(line) })
+        const date = new Date(1_764_000_000_000)
+        const logLevel = warn ? LogLevel.Warning : LogLevel.Info
+        logger.log({
+          fiberId,
+          logLevel,
+          message,
+          cause: Cause.empty,
+          context: FiberRefs.empty(),
+          spans: List.empty(),
+          annotations: HashMap.fromIterable(given),
+          date
+        })
+        LogLines.writerOf(logger)!.write({ date, logLevel, fiberId, message, fields: given })
+        assert.strictEqual(written.length, 2)
+        assert.strictEqual(written[1], written[0])
+      }),
+      { numRuns: 500 }
+    )
+  })
 })
 
 describe("the batched sink (serve's stderr)", () => {
