@@ -6,10 +6,14 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as HashMap from "effect/HashMap"
 import * as List from "effect/List"
+import * as Logger from "effect/Logger"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
 import * as LogLevel from "effect/LogLevel"
 import * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
@@ -165,7 +169,13 @@ const makeLogLines = Effect.gen(function*() {
   // the fields; any other gets them as annotations.
   const fiber = yield* Effect.withFiberRuntime<Fiber.RuntimeFiber<unknown, unknown>>((fiber) => Effect.succeed(fiber))
   const minimum = fiber.getFiberRef(FiberRef.currentMinimumLogLevel)
-  const loggers = Array.from(fiber.getFiberRef(FiberRef.currentLoggers), (logger) => ({ logger, writer: LogLines.writerOf(logger) }))
+  // Effect's tracer logger adds a line to the current span as an event: with no span in the layer's
+  // context (no tracing of the daemon's own start) it writes nothing, so it is not called.
+  const span = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
+  const spanless = Option.isNone(span) || span.value._tag === "ExternalSpan"
+  const loggers = Array.from(fiber.getFiberRef(FiberRef.currentLoggers))
+    .filter((logger) => !(spanless && logger === Logger.tracerLogger))
+    .map((logger) => ({ logger, writer: LogLines.writerOf(logger) }))
   const context = fiber.getFiberRefs()
   const fiberId = fiber.id()
   const write = (lines: ReadonlyArray<LogLine>) => {
