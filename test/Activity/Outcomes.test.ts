@@ -1,0 +1,80 @@
+/**
+ * Each call's outcome, as the activity log records it, is read from the answer the client got: a
+ * result (`ok`), a tool result with `isError` (`tool_error`), a rate-limit or scope refusal (`refused`,
+ * with its code), any other JSON-RPC error (`error`, with its code). The real daemon over HTTP.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import * as Line from "../../src/Activity/ActivityLine.ts"
+import { TestDaemon, layer } from "../support/TestDaemon.ts"
+
+const modern = (endpoint: string, id: number, method: string, params: Record<string, unknown> = {}) =>
+  Effect.promise(() =>
+    fetch(endpoint, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+        "mcp-protocol-version": "2026-07-28",
+        "mcp-method": method,
+        ...(method === "tools/call" ? { "mcp-name": String(params.name) } : {})
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id,
+        method,
+        params: {
+          ...params,
+          _meta: {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { name: "outcomes", version: "1" },
+            "io.modelcontextprotocol/clientCapabilities": {}
+          }
+        }
+      })
+    }).then((response) => response.text())
+  )
+
+/** The call lines of the log once it holds `count` of them (bounded: 100 looks, 20 ms apart). */
+const callLines = (home: string, count: number) =>
+  Effect.promise(async () => {
+    const path = NodePath.join(home, "activity.log")
+    let calls: Array<Extract<Line.Entry, { type: "call" }>> = []
+    for (let i = 0; i < 100 && calls.length < count; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 20))
+      const text = NodeFs.existsSync(path) ? NodeFs.readFileSync(path, "utf8") : ""
+      calls = text.split("\n").filter((l) => l.length > 0).map((l) => Line.parse(l)!)
+        .filter((e): e is Extract<Line.Entry, { type: "call" }> => e.type === "call")
+    }
+    return calls
+  })
+
+describe("the outcome of each call in the activity log", () => {
+  it.scoped("ok, tool_error and error with its code, as the client was answered", () =>
+    Effect.gen(function*() {
+      const daemon = yield* TestDaemon
+      yield* modern(daemon.endpoint, 1, "tools/list")
+      const toolError = yield* modern(daemon.endpoint, 2, "tools/call", { name: "describe_table", arguments: { connection_id: "nowhere", table: "T" } })
+      const unknownTool = yield* modern(daemon.endpoint, 3, "tools/call", { name: "no_such_tool", arguments: {} })
+      assert.include(toolError, '"isError":true')
+      assert.include(unknownTool, '"code":-32602')
+      const calls = yield* callLines(daemon.home, 3)
+      assert.deepStrictEqual(calls.map((c) => [c.method, c.outcome, c.code]), [
+        ["tools/list", "ok", null],
+        ["tools/call", "tool_error", null],
+        ["tools/call", "error", -32602]
+      ])
+    }).pipe(Effect.provide(layer({ auth: "off", rateLimit: 0 }))))
+
+  it.scoped("refused, with its code, for a call over the rate", () =>
+    Effect.gen(function*() {
+      const daemon = yield* TestDaemon
+      // One request a second, in bursts of two: of three sent together, one is refused.
+      const answers = yield* Effect.all([1, 2, 3].map((id) => modern(daemon.endpoint, id, "tools/list")), { concurrency: 3 })
+      assert.strictEqual(answers.filter((a) => a.includes('"code":-33010')).length, 1)
+      const calls = yield* callLines(daemon.home, 3)
+      assert.deepStrictEqual(calls.map((c) => [c.outcome, c.code]).sort(), [["ok", null], ["ok", null], ["refused", -33010]])
+    }).pipe(Effect.provide(layer({ auth: "off", rateLimit: 1 }))))
+})
