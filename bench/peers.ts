@@ -13,7 +13,7 @@
  * Both MCP servers are driven by the same client, the official SDK v1 client over streamable HTTP, so
  * the protocol work on the client side is the same. Our daemon is the built CLI (`weaviate-mcp serve`,
  * token authentication on) pinned to core 0; Weaviate is pinned to core 1; the client is this process.
- * Latency: `CALLS` sequential calls after `WARMUP` (default 200) warm-up calls; throughput: `CONCURRENCY` calls in flight for
+ * Latency: `CALLS` sequential calls after `WARMUP` (default 2,000: both sides at their steady state; 200 left the JIT still at work in the timed calls) warm-up calls; throughput: `CONCURRENCY` calls in flight for
  * `DURATION_MS`. Merges rows into `bench/results.json`. Run with `npm run bench:peers`.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -31,7 +31,7 @@ import * as ServerCost from "./support/ServerCost.ts"
 
 const CALLS = Math.min(Math.max(Number(process.env.CALLS ?? 300), 20), 5000)
 // Enough calls for the JIT to settle on both sides before anything is timed.
-const WARMUP = Math.min(Math.max(Number(process.env.WARMUP ?? 200), 0), 20_000)
+const WARMUP = Math.min(Math.max(Number(process.env.WARMUP ?? 2000), 0), 20_000)
 const CONCURRENCY = Math.min(Math.max(Number(process.env.CONCURRENCY ?? 8), 1), 32)
 const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 3000), 500), 30_000)
 const BIN = NodePath.resolve(import.meta.dirname, "..", "bin", "weaviate-mcp.js")
