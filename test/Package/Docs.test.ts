@@ -235,6 +235,7 @@ const FOREIGN_FLAGS: Readonly<Record<string, string>> = {
   "--semi-space-growth-factor": "node (V8)",
   "--max-old-space-size": "node",
   "--trace-gc": "node",
+  "--trace-warnings": "node",
   "--heap-growing-percent": "node (V8)",
   "--noEmit": "tsc",
   "--scheme": "weaviate-server",
