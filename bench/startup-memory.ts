@@ -163,39 +163,38 @@ const mixedLoad = async (url: string, token: string | undefined) => {
   return result.requests
 }
 
-const main = async () => {
-  if (!NodeFs.existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build first`)
-  if (!Wrk.available) throw new Error("wrk is not installed: apt-get install wrk")
-  console.log(`startup and memory: ${RUNS} starts each; ${Cores.placement()}; ${NodeOs.cpus().length} CPUs`)
+/** `RUNS` starts of ours, each followed by one of the bare server's: their times to the first answer. */
+const interleavedStarts = async (startOurs: () => Promise<Started>) => {
   const ours: Array<number> = []
   const bare: Array<number> = []
-  const homes: Array<string> = []
   for (let i = 0; i < RUNS; i++) {
-    const server = ourServer()
-    homes.push(server.home)
-    const started = await server.start()
+    const started = await startOurs()
     ours.push(started.millis)
     await stop(started.child)
     const baseline = await bareServer()
     bare.push(baseline.millis)
     await stop(baseline.child)
   }
+  return { ours, bare }
+}
+
+const main = async () => {
+  if (!NodeFs.existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build first`)
+  if (!Wrk.available) throw new Error("wrk is not installed: apt-get install wrk")
+  console.log(`startup and memory: ${RUNS} starts each; ${Cores.placement()}; ${NodeOs.cpus().length} CPUs`)
+  const homes: Array<string> = []
+  const { ours, bare } = await interleavedStarts(() => {
+    const server = ourServer()
+    homes.push(server.home)
+    return server.start()
+  })
   console.log(`start to first server/discover: ours median ${median(ours).toFixed(0)} ms (${ours.map((n) => n.toFixed(0)).join(", ")}); node:http ${median(bare).toFixed(0)} ms`)
   // A restart: the home of an earlier start, its token kept (no first-run token to create and print).
   const kept = ourServer()
   homes.push(kept.home)
   const first = await kept.start()
   await stop(first.child)
-  const restarts: Array<number> = []
-  const bareAgain: Array<number> = []
-  for (let i = 0; i < RUNS; i++) {
-    const started = await kept.start(first.token)
-    restarts.push(started.millis)
-    await stop(started.child)
-    const baseline = await bareServer()
-    bareAgain.push(baseline.millis)
-    await stop(baseline.child)
-  }
+  const { ours: restarts, bare: bareAgain } = await interleavedStarts(() => kept.start(first.token))
   console.log(`restart to first server/discover: ours median ${median(restarts).toFixed(0)} ms (${restarts.map((n) => n.toFixed(0)).join(", ")}); node:http ${median(bareAgain).toFixed(0)} ms`)
 
   const server = ourServer()

@@ -8,32 +8,16 @@ import * as Effect from "effect/Effect"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as Line from "../../src/Activity/ActivityLine.ts"
+import { modern as modernBody, modernHeaders } from "../Mcp/support/EndpointHarness.ts"
 import { TestDaemon, layer } from "../support/TestDaemon.ts"
 
+/** A modern request over fetch (the body and headers of the endpoint tests). */
 const modern = (endpoint: string, id: number, method: string, params: Record<string, unknown> = {}) =>
   Effect.promise(() =>
     fetch(endpoint, {
       method: "POST",
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        "mcp-protocol-version": "2026-07-28",
-        "mcp-method": method,
-        ...(method === "tools/call" ? { "mcp-name": String(params.name) } : {})
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id,
-        method,
-        params: {
-          ...params,
-          _meta: {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientInfo": { name: "outcomes", version: "1" },
-            "io.modelcontextprotocol/clientCapabilities": {}
-          }
-        }
-      })
+      headers: { ...modernHeaders(method, method === "tools/call" ? String(params.name) : undefined), accept: "application/json, text/event-stream" },
+      body: JSON.stringify(modernBody(method, params, id))
     }).then((response) => response.text())
   )
 

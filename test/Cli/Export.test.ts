@@ -195,6 +195,21 @@ const until = async (what: string, ok: () => boolean) => {
   for (let i = 0; i < 250 && !ok(); i++) await new Promise((resolve) => setTimeout(resolve, 20))
   expect(ok(), what).toBe(true)
 }
+/** Rows in the file an export to `out` is writing (`.NAME.PID.tmp` beside it): lines that begin a row. */
+const rowsOnDisk = (out: string) => {
+  const dir = NodePath.dirname(out)
+  const writing = NodeFs.readdirSync(dir).find((name) => name.startsWith(`.${NodePath.basename(out)}.`) && name.endsWith(".tmp"))
+  if (writing === undefined) return 0
+  return NodeFs.readFileSync(NodePath.join(dir, writing), "utf8").split(/\r?\n/).filter((l) => /^(\{"uuid":")?00000000-/.test(l)).length
+}
+/**
+ * Waits until the export to `out` asked for its third page (held) and wrote its first two: the next
+ * page is asked for while one is written, so the request alone does not mean the rows are written.
+ */
+const atThirdPage = async (proxy: FaultProxy, out: string) => {
+  await proxy.hung
+  await until("the first two pages written", () => rowsOnDisk(out) === 500)
+}
 /** Runs `body` with a connection `name` to a proxy that holds the third page of an export. */
 const held = async (name: string, body: (proxy: FaultProxy) => Promise<void>) => {
   const proxy = await startProxy(w.url)
@@ -403,7 +418,7 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
       child.stderr.on("data", (d) => (stderr += d))
       child.stdout.on("data", (d) => (stdout += d))
       const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-      await proxy.hung
+      await atThirdPage(proxy, out)
       child.kill("SIGINT")
       expect(await exited, stderr).toBe(1)
       const text = NodeFs.readFileSync(`${out}.partial`, "utf8")
@@ -424,7 +439,7 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
         let stderr = ""
         child.stderr.on("data", (d) => (stderr += d))
         const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-        await proxy.hung
+        await atThirdPage(proxy, out)
         const [exporter] = childrenOf(child.pid!)
         expect(NodeFs.readFileSync(`/proc/${exporter}/cmdline`, "utf8").split("\0")).toContain("--max-semi-space-size=4")
         child.kill("SIGTERM")
@@ -436,12 +451,13 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
 
     it("given the flag already (NODE_OPTIONS), the export runs in the command's own process", async () => {
       await held("held-own", async (proxy) => {
-        const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "held-own", "Item", "--output", file("own.jsonl"), "--page-size", "250", "--home", home], {
+        const out = file("own.jsonl")
+        const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "held-own", "Item", "--output", out, "--page-size", "250", "--home", home], {
           stdio: "ignore",
           env: { ...process.env, NODE_OPTIONS: "--max-semi-space-size=8" }
         })
         const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-        await proxy.hung
+        await atThirdPage(proxy, out)
         expect(childrenOf(child.pid!)).toEqual([])
         child.kill("SIGINT")
         expect(await exited).toBe(1)
@@ -453,7 +469,7 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
       await held("held-tty", async (proxy) => {
         const out = file("tty.jsonl")
         const terminal = onTerminal(["export", "held-tty", "Item", "--output", out, "--page-size", "250"])
-        await proxy.hung
+        await atThirdPage(proxy, out)
         terminal.type("\x03")
         const { code, text } = await terminal.exited
         expect(code, text).toBe(1)
@@ -466,7 +482,7 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
       await held("held-tstp", async (proxy) => {
         const out = file("tstp.jsonl")
         const terminal = onTerminal(["export", "held-tstp", "Item", "--output", out, "--page-size", "250"])
-        await proxy.hung
+        await atThirdPage(proxy, out)
         const [command] = childrenOf(terminal.pid)
         const [exporter] = childrenOf(command!)
         terminal.type("\x1a")
@@ -486,7 +502,7 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
       await held("held-kill", async (proxy) => {
         const out = file("kill.jsonl")
         const child = NodeChild.spawn(process.execPath, [Cli.BIN, "export", "held-kill", "Item", "--output", out, "--page-size", "250", "--home", home], { stdio: "ignore" })
-        await proxy.hung
+        await atThirdPage(proxy, out)
         const [exporter] = childrenOf(child.pid!)
         child.kill("SIGKILL")
         await until("the export has exited", () => !isAlive(exporter!))
