@@ -89,17 +89,19 @@ const logfmtLabel = (label: string) => label.replace(/[\s="]/g, "_")
 const logfmtValue = (value: string) => (TEXT_ONLY.test(value) ? value : JSON.stringify(value))
 
 /**
- * The order Effect's loggers write a set of annotations in (its `HashMap`'s), computed once per set
- * of names: a line written from fields reads exactly as the same line logged with annotations.
+ * The order Effect's loggers write a set of annotations in (its `HashMap`'s), computed once per list
+ * of names: a line written from fields reads exactly as the same line logged with annotations. The
+ * lists are few (the observer's line has two), so they are found by comparing names, with nothing
+ * built per line.
  */
-const annotationOrder = new Map<string, ReadonlyArray<number>>()
+const annotationOrders: Array<{ readonly names: ReadonlyArray<string>; readonly order: ReadonlyArray<number> }> = []
+const sameNames = (names: ReadonlyArray<string>, fields: LogLines.Line["fields"]) =>
+  names.length === fields.length && names.every((name, i) => name === fields[i]![0])
 const orderOf = (fields: LogLines.Line["fields"]): ReadonlyArray<number> => {
-  const key = fields.map(([name]) => name).join("\u0000")
-  let order = annotationOrder.get(key)
-  if (order === undefined) {
-    order = Array.from(HashMap.values(HashMap.fromIterable(fields.map(([name], i) => [name, i] as const))))
-    if (annotationOrder.size < 64) annotationOrder.set(key, order)
-  }
+  const known = annotationOrders.find((entry) => sameNames(entry.names, fields))
+  if (known !== undefined) return known.order
+  const order = Array.from(HashMap.values(HashMap.fromIterable(fields.map(([name], i) => [name, i] as const))))
+  if (annotationOrders.length < 64) annotationOrders.push({ names: fields.map(([name]) => name), order })
   return order
 }
 
