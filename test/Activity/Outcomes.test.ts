@@ -58,9 +58,9 @@ describe("the outcome of each call in the activity log", () => {
       // One request a second in bursts of two: of six sent together, four are refused unless the
       // six take seconds to arrive; each line says what its answer said.
       const answers = yield* Effect.all([1, 2, 3, 4, 5, 6].map((id) => modern(daemon.endpoint, id, "tools/list")), { concurrency: 6 })
-      const answered = answers.map((a) => (a.includes('"code":-33010') ? ["refused", -33010] : ["ok", null])).sort()
+      const answered = answers.map((a): [string, number | null] => (a.includes('"code":-33010') ? ["refused", -33010] : ["ok", null])).sort()
       assert.isTrue(answered.some(([outcome]) => outcome === "refused"), answers.join("\n"))
       const calls = yield* callLines(daemon.home, 6)
-      assert.deepStrictEqual(calls.map((c) => [c.outcome, c.code]).sort(), answered)
+      assert.deepStrictEqual(calls.map((c): [string, number | null] => [c.outcome, c.code]).sort(), answered)
     }).pipe(Effect.provide(layer({ auth: "off", rateLimit: 1 }))))
 })
