@@ -15,6 +15,13 @@
  * token authentication on) pinned to core 0; Weaviate is pinned to core 1; the client is this process.
  * Latency: `CALLS` sequential calls after `WARMUP` (default 2,000: both sides at their steady state; 200 left the JIT still at work in the timed calls) warm-up calls; throughput: `CONCURRENCY` calls in flight for
  * `DURATION_MS`. Merges rows into `bench/results.json`. Run with `npm run bench:peers`.
+ *
+ * `execute_query` is measured interleaved: direct GraphQL, ours and lean-node take turns in `ROUNDS`
+ * (default 5) windows of `CALLS / ROUNDS` calls each, so that a slower minute of the machine weighs on
+ * every side alike (measured one after the other, the same build's CPU ratio moved between 1.7× and
+ * 3.7× from run to run). The CPU ratio printed is the median of the rounds' ratios, with their range.
+ * `BENCH_BASELINE_BIN=/path/to/other/bin/weaviate-mcp.js` adds another build of ours to the turns (an
+ * A/B experiment: a change measured against the build without it, in the same run).
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -34,7 +41,9 @@ const CALLS = Math.min(Math.max(Number(process.env.CALLS ?? 300), 20), 5000)
 const WARMUP = Math.min(Math.max(Number(process.env.WARMUP ?? 2000), 0), 20_000)
 const CONCURRENCY = Math.min(Math.max(Number(process.env.CONCURRENCY ?? 8), 1), 32)
 const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 3000), 500), 30_000)
-const BIN = NodePath.resolve(import.meta.dirname, "..", "bin", "weaviate-mcp.js")
+const ROUNDS = Math.min(Math.max(Number(process.env.ROUNDS ?? 5), 1), 20)
+const BIN = process.env.BENCH_BIN ?? NodePath.resolve(import.meta.dirname, "..", "bin", "weaviate-mcp.js")
+const BASELINE_BIN = process.env.BENCH_BASELINE_BIN
 const TABLE = "BenchArticle"
 const GET = `{ Get { ${TABLE}(limit: 10) { title body _additional { id } } } }`
 
@@ -48,14 +57,17 @@ const post = async (url: string, path: string, body: unknown) => {
   return JSON.parse(text) as unknown
 }
 
+/** `BENCH_NODE_ARGS="--trace-deopt"`: more node flags for the servers (V8's are refused in NODE_OPTIONS). */
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((word) => word !== "")
+
 /** `BENCH_SERVE_ARGS="--log-level warning"`: more `serve` flags for ours, for experiments that remove one cost. */
 const EXTRA_SERVE_ARGS = (process.env.BENCH_SERVE_ARGS ?? "").split(" ").filter((word) => word !== "")
 
 const cli = (args: ReadonlyArray<string>) => NodeChildProcess.execFileSync(process.execPath, [BIN, ...args], { encoding: "utf8" })
 
 /** The built daemon on core 0; resolves with its endpoint once it prints it (bounded to 20 s). */
-const serve = (home: string, probe: ReturnType<typeof ServerCost.probe>) =>
-  spawnServer("ours-execute_query", [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "exec", "--approval-command", "cat >/dev/null", ...EXTRA_SERVE_ARGS], probe)
+const serve = (home: string, probe: ReturnType<typeof ServerCost.probe>, bin = BIN, name = "ours-execute_query") =>
+  spawnServer(name, [bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "exec", "--approval-command", "cat >/dev/null", ...EXTRA_SERVE_ARGS], probe)
 
 /** `lean-node` (bench/support/lean-execute-query.mjs), the floor of `execute_query`, on core 0. */
 const serveLean = (weaviateUrl: string, token: string, dir: string, probe: ReturnType<typeof ServerCost.probe>) =>
@@ -64,7 +76,7 @@ const serveLean = (weaviateUrl: string, token: string, dir: string, probe: Retur
 /** A Node server on core 0 (with the allocation probe); resolves with its endpoint once it prints it (bounded to 20 s). */
 const spawnServer = (name: string, script: ReadonlyArray<string>, probe: ReturnType<typeof ServerCost.probe>) =>
   new Promise<{ child: NodeChildProcess.ChildProcess; endpoint: string }>((resolve, reject) => {
-    const args = [...probe.nodeArgs, ...script]
+    const args = [...probe.nodeArgs, ...NODE_ARGS, ...script]
     const [command, argv] = Cores.pinned ? ["taskset", ["-c", String(Cores.SERVER_CORE), process.execPath, ...args]] : [process.execPath, args]
     const child = NodeChildProcess.spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...probe.env, ...Profiles.env(name) } })
     let out = ""
@@ -75,6 +87,13 @@ const spawnServer = (name: string, script: ReadonlyArray<string>, probe: ReturnT
       if (endpoint !== undefined) (clearTimeout(timer), resolve({ child, endpoint }))
     })
     child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+    // `BENCH_SERVER_OUT=/tmp/x`: each server's output kept in /tmp/x.<name> (for node's --trace-* flags in NODE_OPTIONS).
+    const keep = process.env.BENCH_SERVER_OUT
+    if (keep !== undefined && keep !== "") {
+      const file = NodeFs.createWriteStream(`${keep}.${name}`)
+      child.stdout!.pipe(file)
+      child.stderr!.pipe(file)
+    }
   })
 
 const connect = async (url: string, headers: Record<string, string> = {}) => {
@@ -116,6 +135,75 @@ const latency = async (name: string, call: (i: number) => Promise<void>, server?
   return result
 }
 
+/** A side of the interleaved measurement. */
+interface Contender {
+  readonly name: string
+  readonly call: (i: number) => Promise<void>
+  readonly server?: Measured
+}
+
+interface Interleaved extends Latency {
+  /** Each round's cost, in order. */
+  readonly rounds: ReadonlyArray<ServerCost.Cost>
+}
+
+const mean = (values: ReadonlyArray<number | undefined>): number | undefined =>
+  values.some((v) => v === undefined) ? undefined : (values as ReadonlyArray<number>).reduce((a, b) => a + b, 0) / values.length
+
+/**
+ * Each contender's warm-up, then `ROUNDS` rounds in which each contender makes `CALLS / ROUNDS`
+ * sequential calls in turn: latency over all of a contender's calls, cost per call over its windows.
+ */
+const interleaved = async (contenders: ReadonlyArray<Contender>): Promise<ReadonlyArray<Interleaved>> => {
+  for (const contender of contenders) for (let i = 0; i < WARMUP; i++) await contender.call(i)
+  const perRound = Math.ceil(CALLS / ROUNDS)
+  const sides = contenders.map(() => ({ samples: [] as Array<number>, rounds: [] as Array<ServerCost.Cost> }))
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [k, contender] of contenders.entries()) {
+      const side = sides[k]!
+      const timed = async () => {
+        for (let i = 0; i < perRound; i++) {
+          const started = performance.now()
+          await contender.call(WARMUP + round * perRound + i)
+          side.samples.push(performance.now() - started)
+        }
+      }
+      side.rounds.push(
+        contender.server === undefined
+          ? (await timed(), { cpuMsPerCall: undefined, bytesPerCall: undefined })
+          : await ServerCost.measure(contender.server.pid, perRound, timed, contender.server.probeFile)
+      )
+    }
+  }
+  return contenders.map((contender, k) => {
+    const { rounds, samples } = sides[k]!
+    const result: Interleaved = {
+      p50: percentile(samples, 50),
+      p99: percentile(samples, 99),
+      cpuMsPerCall: mean(rounds.map((r) => r.cpuMsPerCall)),
+      mainCpuMsPerCall: mean(rounds.map((r) => r.mainCpuMsPerCall)),
+      bytesPerCall: mean(rounds.map((r) => r.bytesPerCall)),
+      rounds
+    }
+    console.log(
+      `${contender.name.padEnd(34)} p50 ${result.p50.toFixed(2).padStart(7)} ms  p99 ${result.p99.toFixed(2).padStart(7)} ms` +
+        (contender.server === undefined ? "" : `  ${ServerCost.describe(result)}`)
+    )
+    return result
+  })
+}
+
+/** The median of the rounds' CPU ratios, and their range: `2.10× (rounds 1.90–2.40×)`. */
+const roundRatios = (ours: Interleaved, baseline: Interleaved): string => {
+  const ratios = ours.rounds.flatMap((r, i) => {
+    const a = r.cpuMsPerCall
+    const b = baseline.rounds[i]?.cpuMsPerCall
+    return a === undefined || b === undefined || b === 0 ? [] : [a / b]
+  }).sort((a, b) => a - b)
+  if (ratios.length === 0) return "n/a"
+  return `${percentile(ratios, 50).toFixed(2)}× (rounds ${ratios[0]!.toFixed(2)}–${ratios[ratios.length - 1]!.toFixed(2)}×)`
+}
+
 const throughput = async (name: string, call: (i: number) => Promise<void>) => {
   let done = 0
   let next = 1_000_000
@@ -142,9 +230,6 @@ const round = (n: number) => Math.round(n * 1000) / 1000
 const row = (scenario: Row["scenario"], metric: string, unit: string, ours: number, baseline: number, baselineName: Row["baselineName"]): Row =>
   ({ scenario, metric, unit, ours: round(ours), baseline: round(baseline), baselineName, ratio: round(round(ours) / round(baseline)) })
 
-const ratioText = (ours: number | undefined, baseline: number | undefined) =>
-  ours === undefined || baseline === undefined || baseline === 0 ? "n/a" : `${(ours / baseline).toFixed(2)}×`
-
 /** `PEERS=execute_query` measures only execute_query against direct GraphQL and lean-node. */
 const ONLY_EXECUTE_QUERY = process.env.PEERS === "execute_query"
 
@@ -153,11 +238,15 @@ const main = async () => {
   const home = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-"))
   let daemon: NodeChildProcess.ChildProcess | undefined
   let lean: NodeChildProcess.ChildProcess | undefined
+  let baselineDaemon: NodeChildProcess.ChildProcess | undefined
   let ours: Client | undefined
   let theirs: Client | undefined
   try {
     if (Cores.pinned) {
       NodeChildProcess.execFileSync("sh", ["-c", `pgrep -f 'weaviate-server.*--port ${weaviate.port}' | xargs -r -n1 taskset -a -cp ${Cores.LOAD_CORE}`], { stdio: "ignore" })
+      // The client (this process) too: left free, the scheduler ran it on the daemon's core (perf saw a
+      // sixth of core 0's samples in it), where it took CPU and caches from the process measured.
+      NodeChildProcess.execFileSync("taskset", ["-a", "-cp", String(Cores.LOAD_CORE), String(process.pid)], { stdio: "ignore" })
     }
     await post(weaviate.url, "/v1/schema", {
       class: TABLE,
@@ -174,19 +263,21 @@ const main = async () => {
     const fullToken = /(wmcp_[A-Za-z0-9_-]+)/.exec(cli(["tokens", "create", "--home", home, "--name", "bench-full", "--access", "fullAccess"]))?.[1]
     if (fullToken === undefined) throw new Error("no fullAccess token")
     const added = JSON.parse(cli(["connections", "add", "--home", home, "--name", "bench", "--host", "127.0.0.1", "--port", String(weaviate.port), "--json"])) as { id: string }
+    // The baseline build serves a copy of the home (one daemon per home), made before ours starts.
+    const baselineHome = BASELINE_BIN === undefined ? undefined : NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-baseline-"))
+    if (baselineHome !== undefined) NodeFs.cpSync(home, baselineHome, { recursive: true })
     const probe = ServerCost.probe()
     const started = await serve(home, probe)
     daemon = started.child
     const oursMeasured = { pid: started.child.pid!, probeFile: probe.file }
     console.log(`peers: Weaviate ${weaviate.version}; ${CALLS} sequential calls after ${WARMUP}; throughput with ${CONCURRENCY} in flight for ${DURATION_MS} ms; ` +
-      `${Cores.pinned ? "daemon on core 0, Weaviate on core 1" : "not pinned"}`)
+      `${Cores.pinned ? "servers on core 0, Weaviate and the client on core 1" : "not pinned"}`)
 
     const oursClient = ours = await connect(started.endpoint, { authorization: `Bearer ${token}` })
     const theirsClient = theirs = await connect(`${weaviate.url}/v1/mcp`)
     const connection_id = added.id
 
-    // ===== execute_query against direct GraphQL =====
-    const direct = await latency("direct GraphQL Get (10 rows)", async () => void (await post(weaviate.url, "/v1/graphql", { query: GET })))
+    // ===== execute_query against direct GraphQL and lean-node, interleaved =====
     /** A modern `tools/call` as the v2 client sends it; `answer` carries elicitation answers in-band. */
     const send = async (
       endpoint: string,
@@ -242,22 +333,34 @@ const main = async () => {
       }
       check(name, result)
     }
-    const viaUs = await latency("ours execute_query (same Get; fetch)", (i) => rawCall(started.endpoint, i, "execute_query", { connection_id, query: GET }), oursMeasured)
-    // The same request frame with a tool that does not reach the database: what a tools/call costs around the tool.
-    await latency("ours list_connections (no database)", (i) => rawCall(started.endpoint, i, "list_connections", {}), oursMeasured)
     const leanProbe = ServerCost.probe()
     const leanStarted = await serveLean(weaviate.url, token, home, leanProbe)
     lean = leanStarted.child
-    const viaLean = await latency(
-      "lean-node execute_query (same Get)",
-      (i) => rawCall(leanStarted.endpoint, i, "execute_query", { connection_id, query: GET }),
-      { pid: leanStarted.child.pid!, probeFile: leanProbe.file }
-    )
+    const baselineProbe = ServerCost.probe()
+    const baselineStarted = baselineHome === undefined ? undefined : await serve(baselineHome, baselineProbe, BASELINE_BIN, "baseline-build-execute_query")
+    baselineDaemon = baselineStarted?.child
+    const executeQuery = (endpoint: string) => (i: number) => rawCall(endpoint, i, "execute_query", { connection_id, query: GET })
+    const measured = await interleaved([
+      { name: "direct GraphQL Get (10 rows)", call: async () => void (await post(weaviate.url, "/v1/graphql", { query: GET })) },
+      { name: "ours execute_query (same Get)", call: executeQuery(started.endpoint), server: oursMeasured },
+      { name: "lean-node execute_query (same Get)", call: executeQuery(leanStarted.endpoint), server: { pid: leanStarted.child.pid!, probeFile: leanProbe.file } },
+      ...(baselineStarted === undefined ? [] : [{
+        name: "baseline build execute_query",
+        call: executeQuery(baselineStarted.endpoint),
+        server: { pid: baselineStarted.child.pid!, probeFile: baselineProbe.file }
+      }])
+    ])
+    const [direct, viaUs, viaLean] = [measured[0]!, measured[1]!, measured[2]!]
+    const viaBaseline = measured[3]
     await Profiles.stop(lean)
+    if (baselineDaemon !== undefined) await Profiles.stop(baselineDaemon)
+    // The same request frame with a tool that does not reach the database: what a tools/call costs around the tool.
+    await latency("ours list_connections (no database)", (i) => rawCall(started.endpoint, i, "list_connections", {}), oursMeasured)
     console.log(
       `execute_query: ours adds p50 ${(viaUs.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaUs.p99 - direct.p99).toFixed(2)} ms; ` +
         `lean-node adds p50 ${(viaLean.p50 - direct.p50).toFixed(2)} ms, p99 ${(viaLean.p99 - direct.p99).toFixed(2)} ms; ` +
-        `CPU per call ${ratioText(viaUs.cpuMsPerCall, viaLean.cpuMsPerCall)} lean-node`
+        `CPU per call ${roundRatios(viaUs, viaLean)} lean-node` +
+        (viaBaseline === undefined ? "" : `; ${roundRatios(viaUs, viaBaseline)} the baseline build`)
     )
     if (!ONLY_EXECUTE_QUERY) {
       await latency("ours execute_query (SDK v1 client)", async () => check("execute_query", await oursClient.callTool({ name: "execute_query", arguments: { connection_id, query: GET } })))
@@ -313,6 +416,7 @@ const main = async () => {
   } finally {
     if (daemon !== undefined) await Profiles.stop(daemon)
     if (lean !== undefined) await Profiles.stop(lean)
+    if (baselineDaemon !== undefined) await Profiles.stop(baselineDaemon)
     await ours?.close()
     await theirs?.close()
     await weaviate.stop()

@@ -4,6 +4,7 @@
  * - bytes allocated on its JavaScript heap, when it was started with `alloc-probe.mjs` preloaded
  *   (`probeArgs`): two SIGUSR2 signals open and close the window.
  */
+import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -23,9 +24,14 @@ export const probe = () => {
 }
 
 /** Process CPU (user + system, all threads) in milliseconds; undefined where /proc is absent. */
-export const cpuMs = (pid: number): number | undefined => {
+export const cpuMs = (pid: number): number | undefined => statCpuMs(`/proc/${pid}/stat`)
+
+/** The CPU of the process's main thread alone (JavaScript; the rest is GC helpers and the thread pool). */
+export const mainThreadCpuMs = (pid: number): number | undefined => statCpuMs(`/proc/${pid}/task/${pid}/stat`)
+
+const statCpuMs = (path: string): number | undefined => {
   try {
-    const stat = NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    const stat = NodeFs.readFileSync(path, "utf8")
     // The command name may hold spaces: fields are counted after its closing parenthesis.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND
@@ -37,6 +43,8 @@ export const cpuMs = (pid: number): number | undefined => {
 export interface Cost {
   /** CPU per call, ms (undefined without /proc). */
   readonly cpuMsPerCall: number | undefined
+  /** Of which the main thread's (undefined without /proc, or measured in process). */
+  readonly mainCpuMsPerCall?: number | undefined
   /** Bytes allocated per call (undefined without the probe). */
   readonly bytesPerCall: number | undefined
 }
@@ -58,12 +66,49 @@ const readProbe = async (file: string): Promise<number | undefined> => {
   return undefined
 }
 
+/**
+ * With `BENCH_STRACE=1` (Linux, strace installed), the system calls of every thread of the process
+ * over the window (`strace -f -c -p PID`), printed per call: the second of the brief's three things to
+ * look at per call. strace slows the process down, so the window's CPU and latency are not comparable
+ * with a run without it.
+ */
+const straceWindow = async (pid: number): Promise<((calls: number) => Promise<void>) | undefined> => {
+  if (process.env.BENCH_STRACE !== "1") return undefined
+  const out = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-strace-")), "strace.txt")
+  const child = NodeChildProcess.spawn("strace", ["-f", "-c", "-p", String(pid), "-o", out], { stdio: ["ignore", "ignore", "pipe"] })
+  // Attached once it says so (one line per thread); bounded to 5 s.
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, 5_000)
+    let said = ""
+    child.stderr!.on("data", (chunk: Buffer) => {
+      said += chunk.toString("utf8")
+      if (/attached/i.test(said)) (clearTimeout(timer), setTimeout(resolve, 200))
+    })
+    child.once("exit", () => (clearTimeout(timer), resolve()))
+  })
+  return async (calls) => {
+    const exited = new Promise((resolve) => child.once("exit", resolve))
+    child.kill("SIGINT")
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))])
+    const table = NodeFs.existsSync(out) ? NodeFs.readFileSync(out, "utf8") : ""
+    const rows = [...table.matchAll(/^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$/gm)]
+      .map((m) => [m[2]!, Number(m[1]) / calls] as const)
+      .filter(([name, perCall]) => name !== "total" && perCall >= 0.05)
+      .sort((a, b) => b[1] - a[1])
+    console.log(`  system calls per call (strace -f -c, ${calls} calls): ${rows.map(([name, perCall]) => `${name} ${perCall.toFixed(2)}`).join(", ")}`)
+  }
+}
+
 /** Runs `calls` and measures what the process `pid` spent on them. */
 export const measure = async (pid: number, calls: number, run: () => Promise<void>, probeFile?: string): Promise<Cost> => {
+  const strace = await straceWindow(pid)
   if (probeFile !== undefined) process.kill(pid, "SIGUSR2")
   const before = cpuMs(pid)
+  const mainBefore = mainThreadCpuMs(pid)
   await run()
   const after = cpuMs(pid)
+  const mainAfter = mainThreadCpuMs(pid)
+  await strace?.(calls)
   let bytes: number | undefined
   if (probeFile !== undefined) {
     process.kill(pid, "SIGUSR2")
@@ -71,13 +116,15 @@ export const measure = async (pid: number, calls: number, run: () => Promise<voi
   }
   return {
     cpuMsPerCall: before === undefined || after === undefined ? undefined : (after - before) / calls,
+    mainCpuMsPerCall: mainBefore === undefined || mainAfter === undefined ? undefined : (mainAfter - mainBefore) / calls,
     bytesPerCall: bytes === undefined ? undefined : bytes / calls
   }
 }
 
-/** `CPU 0.84 ms/call, 212 KB/call` for a report line. */
+/** `CPU 0.84 ms/call (main thread 0.61), alloc 212 KB/call` for a report line. */
 export const describe = (cost: Cost) =>
-  `CPU ${cost.cpuMsPerCall === undefined ? "n/a" : `${cost.cpuMsPerCall.toFixed(3)} ms`}/call, ` +
+  `CPU ${cost.cpuMsPerCall === undefined ? "n/a" : `${cost.cpuMsPerCall.toFixed(3)} ms`}/call` +
+  `${cost.mainCpuMsPerCall === undefined ? "" : ` (main thread ${cost.mainCpuMsPerCall.toFixed(3)})`}, ` +
   `alloc ${cost.bytesPerCall === undefined ? "n/a" : `${(cost.bytesPerCall / 1024).toFixed(1)} KB`}/call`
 
 /**

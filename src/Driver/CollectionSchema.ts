@@ -328,13 +328,20 @@ export const makeCache = (ttlMs: number): Cache => {
     get: ttlMs <= 0 ? get : cached,
     clear,
     afterRequest: (request) => {
-      if (entries.size === 0 || request.method === "GET" || request.method === "HEAD") return
-      const path = request.path.toLowerCase()
-      if (path === "/v1/graphql") return
-      if (path.startsWith("/v1/schema") || !knownProperties(entries, request)) clear()
+      if (entries.size === 0 || !mayChangeSchema(request)) return
+      if (request.path.toLowerCase().startsWith("/v1/schema") || !knownProperties(entries, request)) clear()
     }
   }
 }
+
+/**
+ * Whether a request may change a collection's schema: reads (`GET`, `HEAD`, GraphQL) never do, so the
+ * cache need not hear of them.
+ *
+ * @category cache
+ */
+export const mayChangeSchema = (request: HttpRequest): boolean =>
+  request.method !== "GET" && request.method !== "HEAD" && request.path.toLowerCase() !== "/v1/graphql"
 
 /** Whether an object write only names properties the cached collections already have (no auto-schema change). */
 const knownProperties = (

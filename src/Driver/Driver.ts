@@ -315,11 +315,13 @@ interface Session {
   readonly scope: Scope.CloseableScope
 }
 
-/** The session's HTTP, telling the schema cache of every request it sends (after it was sent). */
+/** The session's HTTP, telling the schema cache of every request that may change a schema (after it was sent). */
 const watched = (http: WeaviateHttp.WeaviateHttp, schema: CollectionSchema.Cache): WeaviateHttp.WeaviateHttp => ({
   ...http,
-  request: (request) => Effect.ensuring(http.request(request), Effect.sync(() => schema.afterRequest(request))),
-  requestOk: (request) => Effect.ensuring(http.requestOk(request), Effect.sync(() => schema.afterRequest(request)))
+  request: (request) =>
+    CollectionSchema.mayChangeSchema(request) ? Effect.ensuring(http.request(request), Effect.sync(() => schema.afterRequest(request))) : http.request(request),
+  requestOk: (request) =>
+    CollectionSchema.mayChangeSchema(request) ? Effect.ensuring(http.requestOk(request), Effect.sync(() => schema.afterRequest(request))) : http.requestOk(request)
 })
 
 const encodeConnection = Schema.encodeSync(Connection)
@@ -371,7 +373,17 @@ const makeSessions = Effect.gen(function*() {
       return Effect.as(close(session), [undefined, next] as const)
     })
 
+  /**
+   * The connection's session. A live session whose settings are unchanged (nearly every call) is read
+   * without taking the lock; opening, rebuilding and closing take it, so two calls never open two.
+   */
   const sessionFor = (connection: Connection) =>
+    Effect.flatMap(SynchronizedRef.get(sessions), (current) => {
+      const existing = current.get(connection.id)
+      return existing !== undefined && existing.fingerprint === fingerprintOf(connection) ? Effect.succeed(existing) : sessionLocked(connection)
+    })
+
+  const sessionLocked = (connection: Connection) =>
     SynchronizedRef.modifyEffect(sessions, (map) => {
       const existing = map.get(connection.id)
       const fingerprint = fingerprintOf(connection)

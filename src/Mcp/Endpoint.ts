@@ -438,16 +438,15 @@ const makeRunning = (deps: Deps, results: ReturnType<typeof makeResults>) => {
         progress
       })
     const run = (progress: Catalogue.RequestContext["Type"]["progress"]) => {
-      const provided = prepared.run.pipe(
-        // Both at once: every service provided copies the fiber's context.
-        Effect.provide(Context.make(Catalogue.RequestContext, context(progress)).pipe(Context.add(CurrentPrincipal, principal))),
-        traced ? requestSpan(scope) : identity,
-        withTraceParent(trace)
-      )
+      const services = Context.make(Catalogue.RequestContext, context(progress)).pipe(Context.add(CurrentPrincipal, principal))
+      const work = prepared.run.pipe(traced ? requestSpan(scope) : identity, withTraceParent(trace))
+      if (!prepared.suspends) return Effect.provide(work, services)
+      // The work fiber starts with the request's services (no `Effect.provide` around it).
       // Shutdown stops these through `InFlight` too (see `make`): answered 503 `-33000`.
-      if (!prepared.suspends) return provided
       return Effect.suspend(() =>
-        lifecycle.isShuttingDown() ? Effect.fail(unavailable()) : inFlight.run({ principalId: principal.id, requestId: id }, provided)
+        lifecycle.isShuttingDown()
+          ? Effect.fail(unavailable())
+          : inFlight.run({ principalId: principal.id, requestId: id }, work, { context: services })
       )
     }
     const toResult = (reply: Dispatcher.Reply): Effect.Effect<unknown, InternalError> =>
@@ -504,8 +503,10 @@ const makeMethods = (deps: Deps, running: ReturnType<typeof makeRunning>) => {
       (send) =>
         inFlight.run(
           { principalId: principal.id, requestId: id },
-          Stream.runForEach(Subscriptions.frames({ subscriptionId: id, agreed, resources }), send).pipe(
-            Effect.provideService(Catalogue.RequestContext, Catalogue.RequestContext.of({
+          Stream.runForEach(Subscriptions.frames({ subscriptionId: id, agreed, resources }), send),
+          {
+            deadline: false,
+            context: Context.make(Catalogue.RequestContext, Catalogue.RequestContext.of({
               era: "modern",
               protocolVersion: scope.protocolVersion,
               method: scope.method,
@@ -515,10 +516,8 @@ const makeMethods = (deps: Deps, running: ReturnType<typeof makeRunning>) => {
               requestState: Option.none(),
               inputResponses: Option.none(),
               progress: () => Effect.void
-            })),
-            Effect.provideService(CurrentPrincipal, principal)
-          ),
-          { deadline: false }
+            })).pipe(Context.add(CurrentPrincipal, principal))
+          }
         ).pipe(
           // The graceful end of a subscription is its result, sent when the server tears it down.
           (work) => Effect.raceFirst(work, lifecycle.shutdown),

@@ -3,6 +3,7 @@
  * deadlines on the TestClock, and that the work has really stopped when the caller hears about it.
  */
 import { assert, describe, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -209,6 +210,24 @@ describe("InFlight", () => {
       yield* TestClock.adjust("1 second")
       assert.deepStrictEqual(wire(yield* failureOf(caller)), wire(new RequestTimeout({ message: "Statement timed out after 5 s (timeout_seconds)" })))
       assert.strictEqual(yield* Deferred.await(h.ended), "interrupted")
+    }))
+
+  class Greeting extends Context.Tag("test/Greeting")<Greeting, string>() {}
+
+  it.scoped("the work starts with the services given in `context`, over the caller's, and they stay the work's", () =>
+    Effect.gen(function*() {
+      const inFlight = yield* InFlight.make
+      const seen = yield* inFlight.run({ principalId: "p", requestId: 1 }, Effect.map(Greeting, (greeting) => `work sees ${greeting}`), {
+        context: Context.make(Greeting, "the request's")
+      })
+      assert.strictEqual(seen, "work sees the request's")
+      // The caller's own service of the same tag is overridden for the work only.
+      const overridden = yield* Effect.provideService(
+        Effect.zip(inFlight.run({ principalId: "p", requestId: 2 }, Greeting, { context: Context.make(Greeting, "the request's") }), Greeting),
+        Greeting,
+        "the caller's"
+      )
+      assert.deepStrictEqual(overridden, ["the request's", "the caller's"])
     }))
 
   it.scoped("the work's own failures and results reach the caller unchanged", () =>

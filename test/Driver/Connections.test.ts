@@ -105,6 +105,17 @@ describe("Authentication", () => {
     await runtime.runPromise(Effect.flatMap(Driver, (d) => d.listCollections(c.id)))
     assert.deepStrictEqual(w.requests.map((r) => r.headers["authorization"]), ["Bearer key-one", "Bearer key-one"])
   })
+  it("a changed key is sent from the next call on: the session of a connection whose settings changed is rebuilt", async () => {
+    w.setApiKeys(["key-one", "key-two"])
+    const c = await add(runtime, { name: "changing", host: "127.0.0.1", port: w.port, authMethod: "apiKey", apiKey: "key-one" })
+    await runtime.runPromise(Effect.flatMap(Driver, (d) => d.health(c.id)))
+    await runtime.runPromise(Effect.flatMap(ConnectionStore, (s) => s.update(c.id, { apiKey: "key-two" })))
+    w.clearRequests()
+    await runtime.runPromise(Effect.flatMap(Driver, (d) => d.health(c.id)))
+    await runtime.runPromise(Effect.flatMap(Driver, (d) => d.health(c.id)))
+    assert.deepStrictEqual(w.requests.map((r) => r.headers["authorization"]), ["Bearer key-two", "Bearer key-two"])
+    w.setApiKeys(["key-one"])
+  })
   it("a connection's key joins the process-wide redaction when the driver resolves it (every surface, logs included)", async () => {
     const key = "env-key-for-redaction-0123456789"
     process.env.WEAVIATE_MCP_TEST_REDACTION_KEY = key
