@@ -5,7 +5,8 @@
  * load generator whose one-core ceiling is far above any Node server's) pinned to core 1, 64
  * keep-alive connections, `DURATION_MS` per server after a `WARMUP_MS` warm-up (default 3 s: after
  * 1 s our daemon's code was still being optimized, which cut its requests/s and raised its p99 in the
- * measured window; every server gets the same) (`bench/support/Wrk.ts`, `bench/support/Cores.ts`).
+ * measured window; every server gets the same), in `ROUNDS` (default 3) turns, see `measureAll`
+ * (`bench/support/Wrk.ts`, `bench/support/Cores.ts`).
  * Measured in the same run:
  * - `node:http`: a bare server answering fixed bytes, as many as our `tools/list` response (the ceiling);
  * - `lean-node`: plain `node:http` doing only the per-request work the contract asks (token HMAC,
@@ -21,8 +22,8 @@
  * Prints requests/s, p50 and p99 per server, and merges the `tools/list` rows (ours with authentication
  * on against `node:http` and `sdk-v2`; authentication off against `node:http`) into `bench/results.json`.
  * Run with `npm run bench:tools-list` (`DURATION_MS=n`, `CONNECTIONS=n` to change the load;
- * `SERVERS=node:http,ours` measures only those; run it with `SERVERS=ours node --cpu-prof --import tsx
- * bench/tools-list.ts` to profile the daemon alone).
+ * `SERVERS=node:http,ours` measures only those; `BENCH_BASELINE_DIR=/path/to/another/checkout` adds
+ * ours as that checkout has it, in the same turns, to measure a change against the code without it).
  */
 import { toNodeHandler } from "@modelcontextprotocol/node"
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
@@ -30,6 +31,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as NodeChildProcess from "node:child_process"
 import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
@@ -50,6 +52,9 @@ import * as Wrk from "./support/Wrk.ts"
 const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 5000), 1000), 60_000)
 const WARMUP_MS = Math.min(Math.max(Number(process.env.WARMUP_MS ?? 3000), 0), 30_000)
 const CONNECTIONS = Math.min(Math.max(Number(process.env.CONNECTIONS ?? 64), 1), 64)
+const ROUNDS = Math.min(Math.max(Number(process.env.ROUNDS ?? 3), 1), 10)
+const BASELINE_DIR = process.env.BENCH_BASELINE_DIR
+const BASELINE_NAME = "baseline-build"
 const MODERN = "2026-07-28"
 const SERVERS = new Set((process.env.SERVERS ?? "node:http,lean-node,ours,ours-auth-off,sdk-v2").split(",").map((name) => name.trim()))
 
@@ -219,24 +224,82 @@ const fetchOnce = (target: Wrk.Target) =>
 
 // ===== Load =====
 
-/**
- * Also prints the CPU time the servers' process spent per request (user + system): on a machine
- * shared with other work, requests/s move with the load, CPU per request much less.
- */
-const measure = async (target: Wrk.Target) => {
-  await Wrk.run(target, { connections: CONNECTIONS, durationMs: WARMUP_MS })
+interface Measured extends Wrk.Measurement {
+  readonly cpuMicrosPerRequest: number
+  readonly bytesPerRequest: number
+  /** Each round's requests per second, in order. */
+  readonly rounds: ReadonlyArray<number>
+}
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.floor((sorted.length - 1) / 2)]!
+}
+
+/** A server under load: its target, and its process (each server runs in a process of its own). */
+interface Served {
+  readonly target: Wrk.Target
+  readonly pid: number
+  readonly probeFile: string
+}
+
+/** One window of load on a server: wrk's measurement, and the CPU and bytes its process spent on it. */
+const window = async ({ pid, probeFile, target }: Served) => {
+  let result: Wrk.Measurement | undefined
   // The count is known only afterwards: measured per run, divided by the requests served.
-  const { cost, result } = await ServerCost.inProcess(1, () => Wrk.run(target, { connections: CONNECTIONS, durationMs: DURATION_MS }))
-  const requests = Math.max(result.requests, 1)
-  const cpuPerRequest = ((cost.cpuMsPerCall ?? 0) * 1000) / requests
-  const bytesPerRequest = (cost.bytesPerCall ?? 0) / requests
-  console.log(
-    `${target.name.padEnd(14)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  ` +
-      `p99 ${result.p99Ms.toFixed(2)} ms  CPU ${cpuPerRequest.toFixed(0)} µs/request  alloc ${(bytesPerRequest / 1024).toFixed(1)} KB/request  ` +
-      `(${result.requests} requests, ${result.errors} errors; load average ${NodeOs.loadavg()[0]!.toFixed(2)})`
-  )
-  if (result.errors > 0) throw new Error(`${target.name}: ${result.errors} requests failed`)
-  return { ...result, cpuMicrosPerRequest: cpuPerRequest, bytesPerRequest }
+  const cost = await ServerCost.measure(pid, 1, async () => {
+    result = await Wrk.run(target, { connections: CONNECTIONS, durationMs: DURATION_MS / ROUNDS })
+  }, probeFile)
+  if (result!.errors > 0) throw new Error(`${target.name}: ${result!.errors} requests failed (${result!.firstError ?? "no detail"})`)
+  return { result: result!, cpuMs: cost.cpuMsPerCall ?? 0, bytes: cost.bytesPerCall ?? 0 }
+}
+
+/**
+ * Each server's warm-up, then `ROUNDS` rounds in which every server gets `DURATION_MS / ROUNDS` of
+ * load in turn, the order turned by one each round, so that a slower minute of the machine weighs on
+ * every server alike. Each server is a process of its own, pinned to core 0 (in one process they
+ * shared a heap: a server paid for the garbage of the one before it, sdk-v2's 270 KB per request
+ * included). Requests/s and CPU per request are over all of a server's windows; p50 and p99 are the
+ * median of its windows'. The CPU is its process's (user + system, all threads, from /proc): on a
+ * machine shared with other work, requests/s move with the load, CPU per request much less.
+ */
+const measureAll = async (servers: ReadonlyArray<Served>): Promise<Map<string, Measured>> => {
+  for (const { target } of servers) await Wrk.run(target, { connections: CONNECTIONS, durationMs: WARMUP_MS })
+  const windows = new Map(servers.map((s) => [s.target.name, [] as Array<Awaited<ReturnType<typeof window>>>]))
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = servers.map((_, i) => servers[(i + round) % servers.length]!)
+    for (const server of order) windows.get(server.target.name)!.push(await window(server))
+  }
+  const measured = new Map<string, Measured>()
+  for (const { target } of servers) {
+    const list = windows.get(target.name)!
+    const requests = Math.max(list.reduce((n, w) => n + w.result.requests, 0), 1)
+    const seconds = list.reduce((n, w) => n + w.result.seconds, 0)
+    const m: Measured = {
+      requests,
+      errors: 0,
+      seconds,
+      requestsPerSecond: requests / seconds,
+      p50Ms: median(list.map((w) => w.result.p50Ms)),
+      p99Ms: median(list.map((w) => w.result.p99Ms)),
+      cpuMicrosPerRequest: (list.reduce((n, w) => n + w.cpuMs, 0) * 1000) / requests,
+      bytesPerRequest: list.reduce((n, w) => n + w.bytes, 0) / requests,
+      rounds: list.map((w) => w.result.requestsPerSecond)
+    }
+    console.log(
+      `${target.name.padEnd(14)} ${m.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${m.p50Ms.toFixed(2)} ms  ` +
+        `p99 ${m.p99Ms.toFixed(2)} ms  CPU ${m.cpuMicrosPerRequest.toFixed(0)} µs/request  alloc ${(m.bytesPerRequest / 1024).toFixed(1)} KB/request  ` +
+        `(${requests} requests in ${ROUNDS} rounds; load average ${NodeOs.loadavg()[0]!.toFixed(2)})`
+    )
+    measured.set(target.name, m)
+  }
+  return measured
+}
+
+/** The median of the rounds' ratios and their range: `0.61 (rounds 0.58–0.64)`. */
+const roundRatios = (ours: Measured, baseline: Measured) => {
+  const ratios = ours.rounds.map((r, i) => r / baseline.rounds[i]!).sort((a, b) => a - b)
+  return `${median(ratios).toFixed(3)} (rounds ${ratios[0]!.toFixed(3)}–${ratios[ratios.length - 1]!.toFixed(3)})`
 }
 
 // ===== Results =====
@@ -264,39 +327,114 @@ const rowsFor = (measured: Wrk.Measurement, against: Wrk.Measurement, baselineNa
   }
 ]
 
+// ===== Each server in a process of its own =====
+
+/** What a server process prints once it listens: `SERVING {"url":…,"headers":…}`. */
+const SERVING = "SERVING "
+
+/**
+ * A server process (`tools-list.ts --serve NAME REPLY_FILE [TOKEN DIR]`): ours with or without
+ * authentication, or, given our reply, node:http, lean-node or sdk-v2. It serves until SIGTERM.
+ */
+const serveOne = async (name: string, replyFile: string, token: string, dir: string) => {
+  const reply = () => NodeFs.readFileSync(replyFile)
+  let target: Wrk.Target
+  let stop: () => Promise<void>
+  if (name === "ours" || name === "ours-auth-off") {
+    const served = daemon(name === "ours" ? "tokens" : "off")
+    target = await served.target(name)
+    stop = () => served.runtime.dispose()
+  } else {
+    const server = name === "node:http"
+      ? bareServer(reply())
+      : name === "lean-node"
+      ? leanServer(reply(), token, dir)
+      : sdkServer((JSON.parse(reply().toString("utf8")) as { result: { tools: ReadonlyArray<unknown> } }).result.tools)
+    target = modernRequest(await listen(server), name)
+    stop = () => close(server)
+  }
+  process.once("SIGTERM", () =>
+    void stop().finally(() => {
+      for (const home of homes) NodeFs.rmSync(home, { recursive: true, force: true })
+      process.exit(0)
+    }))
+  process.stdout.write(`${SERVING}${JSON.stringify({ url: target.url, headers: target.headers })}\n`)
+}
+
+/** Starts a server process on core 0 with the allocation probe; resolves once it serves (bounded to 60 s). */
+const spawnServer = (name: string, args: ReadonlyArray<string>, children: Array<NodeChildProcess.ChildProcess>, script = import.meta.filename) =>
+  new Promise<Served>((resolve, reject) => {
+    const probe = ServerCost.probe()
+    const argv = [...probe.nodeArgs, "--import", "tsx", script, "--serve", name, ...args]
+    const [command, commandArgs] = Cores.pinned ? ["taskset", ["-c", String(Cores.SERVER_CORE), process.execPath, ...argv]] : [process.execPath, argv]
+    const child = NodeChildProcess.spawn(command, commandArgs, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...probe.env } })
+    children.push(child)
+    let out = ""
+    const timer = setTimeout(() => reject(new Error(`${name} did not start: ${out}`)), 60_000)
+    child.once("exit", (code) => reject(new Error(`${name} exited (${code}): ${out}`)))
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8")
+      const line = out.split("\n").find((l) => l.startsWith(SERVING))
+      if (line === undefined) return
+      clearTimeout(timer)
+      const { headers, url } = JSON.parse(line.slice(SERVING.length)) as { url: string; headers: Record<string, string> }
+      const base = modernRequest(url, script === import.meta.filename ? name : BASELINE_NAME)
+      resolve({ target: { ...base, headers }, pid: child.pid!, probeFile: probe.file })
+    })
+  })
+
+const stopAll = (children: ReadonlyArray<NodeChildProcess.ChildProcess>) =>
+  Promise.all(children.map((child) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve()
+      const timer = setTimeout(() => (child.kill("SIGKILL"), resolve()), 10_000)
+      child.once("exit", () => (clearTimeout(timer), resolve()))
+      child.kill("SIGTERM")
+    })
+  ))
+
 const main = async () => {
   if (!Wrk.available) throw new Error("wrk is not installed: apt-get install wrk")
-  Cores.pinServer()
-  const withAuth = daemon("tokens")
-  const withoutAuth = daemon("off")
-  const servers: Array<NodeHttp.Server> = []
+  // This process only starts the servers and reads wrk's reports: off the servers' core.
+  if (Cores.pinned) NodeChildProcess.execFileSync("taskset", ["-a", "-cp", String(Cores.LOAD_CORE), String(process.pid)], { stdio: "ignore" })
+  const children: Array<NodeChildProcess.ChildProcess> = []
+  const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-lean-"))
+  homes.push(dir)
   try {
-    const ours = await withAuth.target("ours")
-    const oursOff = await withoutAuth.target("ours-auth-off")
-    const response = await fetchOnce(ours)
+    // Ours first: the others answer with its reply (the same bytes), lean-node checks its token.
+    const ours = await spawnServer("ours", [], children)
+    const response = await fetchOnce(ours.target)
+    const replyFile = NodePath.join(dir, "reply.json")
+    NodeFs.writeFileSync(replyFile, response)
     const tools = (JSON.parse(response.toString("utf8")) as { result: { tools: ReadonlyArray<unknown> } }).result.tools
-    const bare = bareServer(response)
-    const sdk = sdkServer(tools)
-    const bearer = /^Bearer (.+)$/.exec(ours.headers.authorization ?? "")?.[1] ?? ""
-    const leanDir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-lean-"))
-    homes.push(leanDir)
-    const lean = leanServer(response, bearer, leanDir)
-    servers.push(bare, sdk, lean)
-    const bareTarget = modernRequest(await listen(bare), "node:http")
-    const leanTarget = { ...modernRequest(await listen(lean), "lean-node"), headers: { ...ours.headers } }
-    const sdkTarget = modernRequest(await listen(sdk), "sdk-v2")
-    const sdkBytes = (await fetchOnce(sdkTarget)).length
+    const bearer = /^Bearer (.+)$/.exec(ours.target.headers.authorization ?? "")?.[1] ?? ""
+    const others = await Promise.all(
+      (["ours-auth-off", "node:http", "lean-node", "sdk-v2"] as const).filter((name) => SERVERS.has(name)).map((name) => spawnServer(name, [replyFile, bearer, dir], children))
+    )
+    // `BENCH_BASELINE_DIR`: ours as another checkout builds it, in the same turns (an A/B experiment).
+    // Ours with authentication, or without it when only that is measured.
+    const baselineOf = SERVERS.has("ours") ? "ours" : "ours-auth-off"
+    const baselineBuild = BASELINE_DIR === undefined ? [] : [await spawnServer(baselineOf, [], children, NodePath.join(BASELINE_DIR, "bench", "tools-list.ts"))]
+    const byName = new Map([ours, ...others, ...baselineBuild].map((s) => [s.target.name, s]))
+    // lean-node is sent exactly what ours is (its token included).
+    const lean = byName.get("lean-node")
+    if (lean !== undefined) byName.set("lean-node", { ...lean, target: { ...lean.target, headers: { ...ours.target.headers } } })
+    const sdk = byName.get("sdk-v2")
+    const sdkBytes = sdk === undefined ? 0 : (await fetchOnce(sdk.target)).length
     console.log(
       `tools/list: ${tools.length} tools, ${response.length} bytes (sdk-v2: ${sdkBytes} bytes); wrk, ${CONNECTIONS} keep-alive ` +
-        `connections, ${DURATION_MS} ms each; ${Cores.placement()}; load average ${NodeOs.loadavg().map((n) => n.toFixed(2)).join(" ")}, ` +
-        `${NodeOs.cpus().length} CPUs (${NodeOs.cpus()[0]?.model ?? "unknown"})`
+        `connections, ${DURATION_MS} ms each in ${ROUNDS} rounds, each server a process of its own; ${Cores.placement()}; ` +
+        `load average ${NodeOs.loadavg().map((n) => n.toFixed(2)).join(" ")}, ${NodeOs.cpus().length} CPUs (${NodeOs.cpus()[0]?.model ?? "unknown"})`
     )
-    const baseline = SERVERS.has("node:http") ? await measure(bareTarget) : undefined
-    const leanMeasured = SERVERS.has("lean-node") ? await measure(leanTarget) : undefined
-    const measured = SERVERS.has("ours") ? await measure(ours) : undefined
-    const measuredOff = SERVERS.has("ours-auth-off") ? await measure(oursOff) : undefined
-    const official = SERVERS.has("sdk-v2") ? await measure(sdkTarget) : undefined
-    const costRows = (m: Awaited<ReturnType<typeof measure>>, against: Awaited<ReturnType<typeof measure>>, baselineName: Row["baselineName"]): Array<Row> => [
+    const all = await measureAll(
+      ["node:http", "lean-node", "ours", "ours-auth-off", "sdk-v2", BASELINE_NAME].filter((name) => (SERVERS.has(name) || name === BASELINE_NAME) && byName.has(name)).map((name) => byName.get(name)!)
+    )
+    const baseline = all.get("node:http")
+    const leanMeasured = all.get("lean-node")
+    const measured = all.get("ours")
+    const measuredOff = all.get("ours-auth-off")
+    const official = all.get("sdk-v2")
+    const costRows = (m: Measured, against: Measured, baselineName: Row["baselineName"]): Array<Row> => [
       { scenario: "tools/list", metric: "cpu_per_request", unit: "µs", ours: round(m.cpuMicrosPerRequest), baseline: round(against.cpuMicrosPerRequest), baselineName, ratio: round(round(m.cpuMicrosPerRequest) / round(against.cpuMicrosPerRequest)) },
       { scenario: "tools/list", metric: "bytes_allocated_per_request", unit: "bytes", ours: round(m.bytesPerRequest), baseline: round(against.bytesPerRequest), baselineName, ratio: round(round(m.bytesPerRequest) / round(against.bytesPerRequest)) }
     ]
@@ -307,19 +445,33 @@ const main = async () => {
       ...(measuredOff && baseline ? rowsFor(measuredOff, baseline, "node:http", "_auth_off") : [])
     ]
     for (const r of rows) console.log(`${r.metric} against ${r.baselineName}: ${r.ratio}`)
+    if (measured && leanMeasured) console.log(`requests/s against lean-node, round by round: ${roundRatios(measured, leanMeasured)}`)
+    const baselineMeasured = all.get(BASELINE_NAME)
+    const sameAsBaseline = all.get(baselineOf)
+    if (sameAsBaseline && baselineMeasured) {
+      console.log(
+        `${baselineOf} requests/s against the baseline build, round by round: ${roundRatios(sameAsBaseline, baselineMeasured)}; ` +
+          `CPU per request ${round(sameAsBaseline.cpuMicrosPerRequest / baselineMeasured.cpuMicrosPerRequest)}×`
+      )
+    }
     if (leanMeasured && baseline) {
       console.log(`lean-node (the contract's per-request work, no framework) against node:http: ${round(leanMeasured.requestsPerSecond / baseline.requestsPerSecond)}`)
     }
     merge(rows)
   } finally {
-    await Promise.all(servers.map(close))
-    await withAuth.runtime.dispose()
-    await withoutAuth.runtime.dispose()
+    await stopAll(children)
     for (const home of homes) NodeFs.rmSync(home, { recursive: true, force: true })
   }
 }
 
-main().catch((error) => {
-  console.error(error)
-  process.exitCode = 1
-})
+if (process.argv[2] === "--serve") {
+  serveOne(process.argv[3]!, process.argv[4] ?? "", process.argv[5] ?? "", process.argv[6] ?? "").catch((error) => {
+    console.error(error)
+    process.exit(1)
+  })
+} else {
+  main().catch((error) => {
+    console.error(error)
+    process.exitCode = 1
+  })
+}

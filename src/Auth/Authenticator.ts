@@ -156,9 +156,14 @@ export class Authenticator extends Context.Tag("weaviate-mcp/Authenticator")<Aut
   /** `serve --auth off`: every request is the anonymous loopback principal (still rate limited). */
   static readonly makeAnonymous = Effect.gen(function*() {
     const limiter = yield* RateLimiter
-    // Untraced, like the token variant: every request runs it.
-    const authenticate = (_credentials: Credentials): Effect.Effect<Principal, RateLimited> =>
-      Effect.as(limiter.consume(anonymous.id), anonymous)
+    // Untraced, like the token variant: every request runs it. Within the rate, the answer is an
+    // `Exit` (as for a token): the endpoint then runs no fiber for it.
+    const authenticated: Exit.Exit<Principal> = Exit.succeed(anonymous)
+    const authenticate = (_credentials: Credentials): Effect.Effect<Principal, RateLimited> => {
+      const consumed = limiter.consume(anonymous.id)
+      if (Exit.isExit(consumed)) return Exit.isSuccess(consumed as Exit.Exit<void, RateLimited>) ? authenticated : consumed as Exit.Exit<never, RateLimited>
+      return Effect.as(consumed, anonymous)
+    }
     return Authenticator.of({ authenticate })
   })
 

@@ -17,10 +17,12 @@ import * as TestHome from "../support/TestHome.ts"
 import { modern, modernHeaders } from "./support/EndpointHarness.ts"
 
 /** The daemon's handler with its defaults (rate limit on), and the first-run token. */
-const withHandler = <A, E>(f: (handler: HttpTransport.HttpHandler["Type"], token: string) => Effect.Effect<A, E>) =>
+const withHandler = <A, E>(f: (handler: HttpTransport.HttpHandler["Type"], token: string) => Effect.Effect<A, E>, auth?: "off") =>
   Effect.scoped(Effect.gen(function*() {
-    const settings = yield* TestDaemon.settings()
+    const settings = yield* TestDaemon.settings(auth === undefined ? {} : { auth })
     const token = yield* Deferred.make<string>()
+    // Without authentication there is no first-run token.
+    if (auth === "off") yield* Deferred.succeed(token, "")
     const context = yield* Layer.build(
       Daemon.layer({ settings, port: 0, onDefaultToken: (created) => Deferred.succeed(token, created.token) }).pipe(
         Layer.provide(TestHome.layer)
@@ -40,27 +42,33 @@ const head = (token: string, body: unknown, method = "tools/list"): HttpTranspor
   body: JSON.stringify(body)
 })
 
+/** The admission and the response of a tools/list are `Exit`s, and the response is the tool list. */
+const answeredAtOnce = (handler: HttpTransport.HttpHandler["Type"], token: string) =>
+  Effect.gen(function*() {
+    const request = head(token, modern("tools/list"))
+    const admission = handler.admit!(request)
+    assert.isTrue(Exit.isExit(admission), "admission decided at once")
+    const admitted = yield* admission
+    assert.strictEqual(admitted._tag, "Admit")
+    const value = (admitted as { readonly value: unknown }).value
+    assert.isTrue(Either.isEither(value) && Either.isRight(value))
+    const response = handler.handle({ ...request, admitted: value })
+    assert.isTrue(Exit.isExit(response), "response known at once")
+    const answered = yield* response
+    assert.strictEqual(answered.status, 200)
+    assert.strictEqual(answered._tag, "Full")
+    const body = (answered as { readonly body: unknown }).body
+    const text = typeof body === "string" ? body : Buffer.concat((Array.isArray(body) ? body : [body]) as Array<Uint8Array>).toString("utf8")
+    const tools = JSON.parse(text).result.tools as Array<{ readonly name: string }>
+    assert.include(tools.map((t) => t.name), "execute_query")
+  })
+
 describe("answered without a fiber", () => {
   it.live("a tools/list with an active token: the admission and the response are Exits, and the response is the tool list", () =>
-    withHandler((handler, token) =>
-      Effect.gen(function*() {
-        const request = head(token, modern("tools/list"))
-        const admission = handler.admit!(request)
-        assert.isTrue(Exit.isExit(admission), "admission decided at once")
-        const admitted = yield* admission
-        assert.strictEqual(admitted._tag, "Admit")
-        const value = (admitted as { readonly value: unknown }).value
-        assert.isTrue(Either.isEither(value) && Either.isRight(value))
-        const response = handler.handle({ ...request, admitted: value })
-        assert.isTrue(Exit.isExit(response), "response known at once")
-        const answered = yield* response
-        assert.strictEqual(answered.status, 200)
-        assert.strictEqual(answered._tag, "Full")
-        const body = (answered as { readonly body: unknown }).body
-        const text = typeof body === "string" ? body : Buffer.concat((Array.isArray(body) ? body : [body]) as Array<Uint8Array>).toString("utf8")
-        const tools = JSON.parse(text).result.tools as Array<{ readonly name: string }>
-        assert.include(tools.map((t) => t.name), "execute_query")
-      })))
+    withHandler(answeredAtOnce))
+
+  it.live("a tools/list without authentication (serve --auth off): the admission and the response are Exits too", () =>
+    withHandler((handler) => answeredAtOnce(handler, "no-token"), "off"))
 
   it.live("a wrong token is refused at once with the same 401 as before", () =>
     withHandler((handler) =>
