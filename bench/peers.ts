@@ -17,7 +17,7 @@
  * `DURATION_MS`. Merges rows into `bench/results.json`. Run with `npm run bench:peers`.
  *
  * `execute_query` is measured interleaved: direct GraphQL, ours and lean-node take turns in `ROUNDS`
- * (default 5) windows of `CALLS / ROUNDS` calls each, so that a slower minute of the machine weighs on
+ * (default 5) windows of `EXECUTE_CALLS / ROUNDS` calls each, so that a slower minute of the machine weighs on
  * every side alike (measured one after the other, the same build's CPU ratio moved between 1.7× and
  * 3.7× from run to run). The CPU ratio printed is the median of the rounds' ratios, with their range.
  * `BENCH_BASELINE_BIN=/path/to/other/bin/weaviate-mcp.js` adds another build of ours to the turns (an
@@ -37,6 +37,8 @@ import * as Profiles from "./support/Profiles.ts"
 import * as ServerCost from "./support/ServerCost.ts"
 
 const CALLS = Math.min(Math.max(Number(process.env.CALLS ?? 300), 20), 5000)
+/** execute_query's interleaved calls per side (`EXECUTE_CALLS`, default 1,000: 200 per window, enough for /proc's 10 ms ticks). */
+const EXECUTE_CALLS = Math.min(Math.max(Number(process.env.EXECUTE_CALLS ?? 1000), 20), 20_000)
 // Enough calls for the JIT to settle on both sides before anything is timed.
 const WARMUP = Math.min(Math.max(Number(process.env.WARMUP ?? 2000), 0), 20_000)
 const CONCURRENCY = Math.min(Math.max(Number(process.env.CONCURRENCY ?? 8), 1), 32)
@@ -151,12 +153,12 @@ const mean = (values: ReadonlyArray<number | undefined>): number | undefined =>
   values.some((v) => v === undefined) ? undefined : (values as ReadonlyArray<number>).reduce((a, b) => a + b, 0) / values.length
 
 /**
- * Each contender's warm-up, then `ROUNDS` rounds in which each contender makes `CALLS / ROUNDS`
+ * Each contender's warm-up, then `ROUNDS` rounds in which each contender makes `EXECUTE_CALLS / ROUNDS`
  * sequential calls in turn: latency over all of a contender's calls, cost per call over its windows.
  */
 const interleaved = async (contenders: ReadonlyArray<Contender>): Promise<ReadonlyArray<Interleaved>> => {
   for (const contender of contenders) for (let i = 0; i < WARMUP; i++) await contender.call(i)
-  const perRound = Math.ceil(CALLS / ROUNDS)
+  const perRound = Math.ceil(EXECUTE_CALLS / ROUNDS)
   const sides = contenders.map(() => ({ samples: [] as Array<number>, rounds: [] as Array<ServerCost.Cost> }))
   for (let round = 0; round < ROUNDS; round++) {
     for (const [k, contender] of contenders.entries()) {
@@ -270,7 +272,7 @@ const main = async () => {
     const started = await serve(home, probe)
     daemon = started.child
     const oursMeasured = { pid: started.child.pid!, probeFile: probe.file }
-    console.log(`peers: Weaviate ${weaviate.version}; ${CALLS} sequential calls after ${WARMUP}; throughput with ${CONCURRENCY} in flight for ${DURATION_MS} ms; ` +
+    console.log(`peers: Weaviate ${weaviate.version}; execute_query ${EXECUTE_CALLS} sequential calls after ${WARMUP} in ${ROUNDS} rounds, the others ${CALLS}; throughput with ${CONCURRENCY} in flight for ${DURATION_MS} ms; ` +
       `${Cores.pinned ? "servers on core 0, Weaviate and the client on core 1" : "not pinned"}`)
 
     const oursClient = ours = await connect(started.endpoint, { authorization: `Bearer ${token}` })
