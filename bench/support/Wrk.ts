@@ -57,6 +57,9 @@ const split = (body: string) => {
     : { before: body.slice(0, at + `"id":`.length), after: body.slice(at + `"id":1`.length) }
 }
 
+/** What the script says once `maxRequests` answers have come. */
+const MAX_REACHED = "wrk: the requests asked for were answered"
+
 const script = (target: Target, maxRequests: number | undefined) => {
   const all = [{ headers: target.headers, body: target.body }, ...(target.alternates ?? [])]
   const requests = all.map(({ headers, body }) => {
@@ -79,7 +82,9 @@ const script = (target: Target, maxRequests: number | undefined) => {
     `local done = 0`,
     `response = function(status, headers, body)`,
     `  if first == nil and (status < 200 or status > 299) then first = status .. " " .. string.sub(body, 1, 300); io.stderr:write("first error: " .. first .. "\\n") end`,
-    ...(maxRequests === undefined ? [] : [`  done = done + 1`, `  if done >= ${maxRequests} then wrk.thread:stop() end`]),
+    // wrk's main thread sleeps for the whole duration whatever its threads do: the count reached is
+    // said on stderr, and `run` ends wrk with SIGINT (which wrk takes as the end, and reports).
+    ...(maxRequests === undefined ? [] : [`  done = done + 1`, `  if done == ${maxRequests} then io.stderr:write("${MAX_REACHED}\\n"); wrk.thread:stop() end`]),
     `end`
   ].join("\n")
 }
@@ -126,8 +131,15 @@ export const run = (
     ])
     const child = NodeChildProcess.spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
+    let interrupted = false
     child.stdout.on("data", (chunk) => (out += chunk))
-    child.stderr.on("data", (chunk) => (out += chunk))
+    child.stderr.on("data", (chunk) => {
+      out += chunk
+      if (!interrupted && out.includes(MAX_REACHED)) {
+        interrupted = true
+        child.kill("SIGINT")
+      }
+    })
     const timer = setTimeout(() => child.kill("SIGKILL"), seconds * 1000 + 30_000)
     child.on("exit", (code) => {
       clearTimeout(timer)
