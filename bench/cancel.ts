@@ -16,6 +16,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { performance } from "node:perf_hooks"
 import * as Daemon from "../src/Daemon/Daemon.ts"
+import * as Logging from "../src/Daemon/Logging.ts"
 import { Home } from "../src/Base/Home.ts"
 import * as Settings from "../src/Daemon/Settings.ts"
 import * as Catalogue from "../src/Mcp/Catalogue.ts"
@@ -48,10 +49,15 @@ const catalogue = Layer.mergeAll(
 
 const home = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-"))
 
+// The operational log as `serve` writes it (logfmt, info, batched per tick), to a file in the home:
+// on the console it was two lines per cancelled call in `npm run bench`'s output.
+const logFd = NodeFs.openSync(NodePath.join(home, "serve.log"), "a", 0o600)
+const logging = Logging.layer({ format: "text", level: "info", sink: Logging.batchedSink((text) => void NodeFs.writeSync(logFd, text)) })
+
 const daemon = Layer.unwrapEffect(Effect.gen(function*() {
   const defaults = yield* Effect.orDie(Effect.withConfigProvider(Settings.ServeSettings, ConfigProvider.fromJson({})))
   return Daemon.layer({ settings: { ...defaults, auth: "off", rateLimit: 0 }, port: 0, catalogue })
-})).pipe(Layer.provide(Layer.effect(Home, Home.make(home))))
+})).pipe(Layer.provide(Layer.effect(Home, Home.make(home))), Layer.provide(logging))
 
 const meta = { "io.modelcontextprotocol/protocolVersion": VERSION, "io.modelcontextprotocol/clientCapabilities": {} }
 
