@@ -486,11 +486,13 @@ describe.skipIf(!real)("weaviate-mcp export / import (real Weaviate, QUERY_MAXIM
         const [command] = childrenOf(terminal.pid)
         const [exporter] = childrenOf(command!)
         terminal.type("\x1a")
-        await until("both stopped", () => stateOf(command!) === "T" && stateOf(exporter!) === "T")
-        // What a shell's `fg` does (script, the terminal here, stops with its child too).
+        // script, the terminal here, stops itself once it sees its child stopped: waited for too, or a
+        // slow script could stop after the SIGCONT below and never pass the Ctrl-C on (a CI run hung so).
+        await until("all three stopped", () => stateOf(command!) === "T" && stateOf(exporter!) === "T" && stateOf(terminal.pid) === "T")
+        // What a shell's `fg` does.
         process.kill(terminal.pid, "SIGCONT")
         process.kill(command!, "SIGCONT")
-        await until("both running", () => stateOf(command!) !== "T" && stateOf(exporter!) !== "T")
+        await until("all three running", () => stateOf(command!) !== "T" && stateOf(exporter!) !== "T" && stateOf(terminal.pid) !== "T")
         terminal.type("\x03")
         const { code, text } = await terminal.exited
         expect(code, text).toBe(1)
