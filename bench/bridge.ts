@@ -62,9 +62,7 @@ const exited = (child: NodeChildProcess.ChildProcess) =>
 
 /** Starts the daemon on the server core and resolves once its handshake file names a trusted port. */
 const startDaemon = async (home: string) => {
-  const [command, argv] = Cores.pinned
-    ? ["taskset", ["-c", String(Cores.SERVER_CORE), process.execPath, BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "deny"]]
-    : [process.execPath, [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "deny"]]
+  const [command, argv] = Cores.onServerCore(process.execPath, [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "deny"])
   const child = NodeChildProcess.spawn(command, argv, { env: { ...process.env, NODE_ENV: "production" }, stdio: ["ignore", "pipe", "pipe"] })
   let out = ""
   child.stdout!.on("data", (d: Buffer) => (out += d))

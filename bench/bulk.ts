@@ -299,7 +299,7 @@ const main = async () => {
   const started = performance.now()
   try {
     if (Cores.pinned) {
-      NodeChildProcess.execFileSync("taskset", ["-a", "-cp", String(Cores.LOAD_CORE), String(serverPid)], { stdio: "ignore" })
+      Cores.pinToLoadCore(serverPid)
       Cores.pinServer()
     }
     console.log(`bulk: ${ROWS} rows (5 properties, ${DIMENSIONS} dimensions), ${ROUNDS} rounds; Weaviate ${weaviate.version}; ` +

@@ -84,7 +84,7 @@ const serveLean = (weaviateUrl: string, token: string, dir: string, probe: Retur
 const spawnServer = (name: string, script: ReadonlyArray<string>, probe: ReturnType<typeof ServerCost.probe>) =>
   new Promise<{ child: NodeChildProcess.ChildProcess; endpoint: string }>((resolve, reject) => {
     const args = [...probe.nodeArgs, ...NODE_ARGS, ...script]
-    const [command, argv] = Cores.pinned ? ["taskset", ["-c", String(Cores.SERVER_CORE), process.execPath, ...args]] : [process.execPath, args]
+    const [command, argv] = Cores.onServerCore(process.execPath, args)
     const child = NodeChildProcess.spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...probe.env, ...Profiles.env(name) } })
     let out = ""
     const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error(`serve did not start:\n${out}`))), 20_000)
@@ -94,12 +94,13 @@ const spawnServer = (name: string, script: ReadonlyArray<string>, probe: ReturnT
       if (endpoint !== undefined) (clearTimeout(timer), resolve({ child, endpoint }))
     })
     child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
-    // `BENCH_SERVER_OUT=/tmp/x`: each server's output kept in /tmp/x.<name> (for node's --trace-* flags in NODE_OPTIONS).
+    // `BENCH_SERVER_OUT=/tmp/x`: each server's output kept in /tmp/x.<name> (what `BENCH_NODE_ARGS="--trace-opt"` prints).
     const keep = process.env.BENCH_SERVER_OUT
     if (keep !== undefined && keep !== "") {
       const file = NodeFs.createWriteStream(`${keep}.${name}`)
-      child.stdout!.pipe(file)
-      child.stderr!.pipe(file)
+      child.stdout!.pipe(file, { end: false })
+      child.stderr!.pipe(file, { end: false })
+      child.once("close", () => file.end())
     }
   })
 
@@ -246,6 +247,7 @@ const main = async () => {
   let daemon: NodeChildProcess.ChildProcess | undefined
   let lean: NodeChildProcess.ChildProcess | undefined
   let baselineDaemon: NodeChildProcess.ChildProcess | undefined
+  let baselineHome: string | undefined
   let ours: Client | undefined
   let theirs: Client | undefined
   try {
@@ -253,7 +255,7 @@ const main = async () => {
       NodeChildProcess.execFileSync("sh", ["-c", `pgrep -f 'weaviate-server.*--port ${weaviate.port}' | xargs -r -n1 taskset -a -cp ${Cores.LOAD_CORE}`], { stdio: "ignore" })
       // The client (this process) too: left free, the scheduler ran it on the daemon's core (perf saw a
       // sixth of core 0's samples in it), where it took CPU and caches from the process measured.
-      NodeChildProcess.execFileSync("taskset", ["-a", "-cp", String(Cores.LOAD_CORE), String(process.pid)], { stdio: "ignore" })
+      Cores.pinToLoadCore()
     }
     await post(weaviate.url, "/v1/schema", {
       class: TABLE,
@@ -271,8 +273,10 @@ const main = async () => {
     if (fullToken === undefined) throw new Error("no fullAccess token")
     const added = JSON.parse(cli(["connections", "add", "--home", home, "--name", "bench", "--host", "127.0.0.1", "--port", String(weaviate.port), "--json"])) as { id: string }
     // The baseline build serves a copy of the home (one daemon per home), made before ours starts.
-    const baselineHome = BASELINE_BIN === undefined ? undefined : NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-baseline-"))
-    if (baselineHome !== undefined) NodeFs.cpSync(home, baselineHome, { recursive: true })
+    if (BASELINE_BIN !== undefined) {
+      baselineHome = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-baseline-"))
+      NodeFs.cpSync(home, baselineHome, { recursive: true })
+    }
     const probe = ServerCost.probe()
     const started = await serve(home, probe)
     daemon = started.child
@@ -427,7 +431,7 @@ const main = async () => {
     await ours?.close()
     await theirs?.close()
     await weaviate.stop()
-    NodeFs.rmSync(home, { recursive: true, force: true })
+    for (const dir of [home, baselineHome]) if (dir !== undefined) NodeFs.rmSync(dir, { recursive: true, force: true })
   }
 }
 

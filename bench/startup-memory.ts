@@ -90,7 +90,7 @@ const discover = async (url: string, token: string | undefined) => {
 const start = (file: string, args: ReadonlyArray<string>, env: NodeJS.ProcessEnv, knownToken?: string): Promise<Started> =>
   new Promise((resolve, reject) => {
     const t0 = performance.now()
-    const [command, argv] = Cores.pinned ? ["taskset", ["-c", String(Cores.SERVER_CORE), file, ...args]] : [file, [...args]]
+    const [command, argv] = Cores.onServerCore(file, args)
     const child = NodeChildProcess.spawn(command, argv, { env, stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     let settled = false

@@ -45,7 +45,8 @@ import * as Settings from "../src/Daemon/Settings.ts"
 import { BoundAddress } from "../src/Mcp/HttpTransport.ts"
 import * as Cores from "./support/Cores.ts"
 import * as Tracing from "../src/Tracing/Tracing.ts"
-import { merge, type Row } from "./support/Results.ts"
+import { merge, percentile, type Row } from "./support/Results.ts"
+import * as Profiles from "./support/Profiles.ts"
 import * as ServerCost from "./support/ServerCost.ts"
 import * as Wrk from "./support/Wrk.ts"
 
@@ -231,10 +232,7 @@ interface Measured extends Wrk.Measurement {
   readonly rounds: ReadonlyArray<number>
 }
 
-const median = (values: ReadonlyArray<number>) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor((sorted.length - 1) / 2)]!
-}
+const median = (values: ReadonlyArray<number>) => percentile(values, 50)
 
 /** A server under load: its target, and its process (each server runs in a process of its own). */
 interface Served {
@@ -366,7 +364,7 @@ const spawnServer = (name: string, args: ReadonlyArray<string>, children: Array<
   new Promise<Served>((resolve, reject) => {
     const probe = ServerCost.probe()
     const argv = [...probe.nodeArgs, "--import", "tsx", script, "--serve", name, ...args]
-    const [command, commandArgs] = Cores.pinned ? ["taskset", ["-c", String(Cores.SERVER_CORE), process.execPath, ...argv]] : [process.execPath, argv]
+    const [command, commandArgs] = Cores.onServerCore(process.execPath, argv)
     const child = NodeChildProcess.spawn(command, commandArgs, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...probe.env } })
     children.push(child)
     let out = ""
@@ -383,20 +381,10 @@ const spawnServer = (name: string, args: ReadonlyArray<string>, children: Array<
     })
   })
 
-const stopAll = (children: ReadonlyArray<NodeChildProcess.ChildProcess>) =>
-  Promise.all(children.map((child) =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve()
-      const timer = setTimeout(() => (child.kill("SIGKILL"), resolve()), 10_000)
-      child.once("exit", () => (clearTimeout(timer), resolve()))
-      child.kill("SIGTERM")
-    })
-  ))
-
 const main = async () => {
   if (!Wrk.available) throw new Error("wrk is not installed: apt-get install wrk")
   // This process only starts the servers and reads wrk's reports: off the servers' core.
-  if (Cores.pinned) NodeChildProcess.execFileSync("taskset", ["-a", "-cp", String(Cores.LOAD_CORE), String(process.pid)], { stdio: "ignore" })
+  Cores.pinToLoadCore()
   const children: Array<NodeChildProcess.ChildProcess> = []
   const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-lean-"))
   homes.push(dir)
@@ -459,7 +447,7 @@ const main = async () => {
     }
     merge(rows)
   } finally {
-    await stopAll(children)
+    await Promise.all(children.map(Profiles.stop))
     for (const home of homes) NodeFs.rmSync(home, { recursive: true, force: true })
   }
 }

@@ -28,6 +28,15 @@ export const pinServer = (pid: number = process.pid) => {
   if (pinned) NodeChildProcess.execFileSync("taskset", ["-a", "-cp", String(SERVER_CORE), String(pid)], { stdio: "ignore" })
 }
 
+/** Pins a running process (the benchmark's own when it is the client, a database server) to the load core. */
+export const pinToLoadCore = (pid: number = process.pid) => {
+  if (pinned) NodeChildProcess.execFileSync("taskset", ["-a", "-cp", String(LOAD_CORE), String(pid)], { stdio: "ignore" })
+}
+
+/** A command line run on the servers' core: `[file, args]` for `spawn`. */
+export const onServerCore = (file: string, args: ReadonlyArray<string>): [string, Array<string>] =>
+  pinned ? ["taskset", ["-c", String(SERVER_CORE), file, ...args]] : [file, [...args]]
+
 /** A command line run on the load core: `[file, args]` for `spawn`. */
 export const onLoadCore = (file: string, args: ReadonlyArray<string>): [string, Array<string>] =>
   pinned ? ["taskset", ["-c", String(LOAD_CORE), file, ...args]] : [file, [...args]]

@@ -74,15 +74,16 @@ const readProbe = async (file: string): Promise<number | undefined> => {
  */
 const straceWindow = async (pid: number): Promise<((calls: number) => Promise<void>) | undefined> => {
   if (process.env.BENCH_STRACE !== "1") return undefined
-  const out = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-strace-")), "strace.txt")
+  const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-strace-"))
+  const out = NodePath.join(dir, "strace.txt")
   const child = NodeChildProcess.spawn("strace", ["-f", "-c", "-p", String(pid), "-o", out], { stdio: ["ignore", "ignore", "pipe"] })
-  // Attached once it says so (one line per thread); bounded to 5 s.
+  // Attached once it says so ("Process N attached with M threads", after attaching them all); bounded to 5 s.
   await new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, 5_000)
     let said = ""
     child.stderr!.on("data", (chunk: Buffer) => {
       said += chunk.toString("utf8")
-      if (/attached/i.test(said)) (clearTimeout(timer), setTimeout(resolve, 200))
+      if (/attached/i.test(said)) (clearTimeout(timer), resolve())
     })
     child.once("exit", () => (clearTimeout(timer), resolve()))
   })
@@ -91,6 +92,7 @@ const straceWindow = async (pid: number): Promise<((calls: number) => Promise<vo
     child.kill("SIGINT")
     await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5_000))])
     const table = NodeFs.existsSync(out) ? NodeFs.readFileSync(out, "utf8") : ""
+    NodeFs.rmSync(dir, { recursive: true, force: true })
     const rows = [...table.matchAll(/^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$/gm)]
       .map((m) => [m[2]!, Number(m[1]) / calls] as const)
       .filter(([name, perCall]) => name !== "total" && perCall >= 0.05)

@@ -85,6 +85,15 @@ export const bearerToken = (authorization: string | undefined): Option.Option<st
 }
 
 /**
+ * The principal once its request is counted against its rate: an `Exit` when the count is decided at
+ * once (the limiter decides without a fiber), so that the endpoint needs no fiber either.
+ */
+const counted = <P extends Principal, E>(consumed: Effect.Effect<void, RateLimited>, principal: Exit.Exit<P, E>): Effect.Effect<P, E | RateLimited> =>
+  Exit.isExit(consumed)
+    ? Exit.isSuccess(consumed as Exit.Exit<void, RateLimited>) ? principal : consumed as Exit.Exit<never, RateLimited>
+    : Effect.zipRight(consumed, principal)
+
+/**
  * @category services
  */
 export class Authenticator extends Context.Tag("weaviate-mcp/Authenticator")<Authenticator, {
@@ -142,10 +151,7 @@ export class Authenticator extends Context.Tag("weaviate-mcp/Authenticator")<Aut
       const verified = Option.isSome(token) ? store.verify(token.value) : undefined
       if (verified !== undefined && Immediate.succeeded(verified) && Option.isSome(verified.value)) {
         const principal = storePrincipal(verified.value.value, clock.unsafeCurrentTimeMillis())
-        if (Exit.isSuccess(principal)) {
-          const consumed = limiter.consume(principal.value.id)
-          if (Exit.isExit(consumed)) return Exit.isSuccess(consumed as Exit.Exit<void, RateLimited>) ? principal : consumed as Exit.Exit<never, RateLimited>
-        }
+        if (Exit.isSuccess(principal)) return counted(limiter.consume(principal.value.id), principal)
       }
       return authenticateEffect(credentials)
     }
@@ -159,11 +165,8 @@ export class Authenticator extends Context.Tag("weaviate-mcp/Authenticator")<Aut
     // Untraced, like the token variant: every request runs it. Within the rate, the answer is an
     // `Exit` (as for a token): the endpoint then runs no fiber for it.
     const authenticated: Exit.Exit<Principal> = Exit.succeed(anonymous)
-    const authenticate = (_credentials: Credentials): Effect.Effect<Principal, RateLimited> => {
-      const consumed = limiter.consume(anonymous.id)
-      if (Exit.isExit(consumed)) return Exit.isSuccess(consumed as Exit.Exit<void, RateLimited>) ? authenticated : consumed as Exit.Exit<never, RateLimited>
-      return Effect.as(consumed, anonymous)
-    }
+    const authenticate = (_credentials: Credentials): Effect.Effect<Principal, RateLimited> =>
+      counted(limiter.consume(anonymous.id), authenticated)
     return Authenticator.of({ authenticate })
   })
 

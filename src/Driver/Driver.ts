@@ -316,13 +316,11 @@ interface Session {
 }
 
 /** The session's HTTP, telling the schema cache of every request that may change a schema (after it was sent). */
-const watched = (http: WeaviateHttp.WeaviateHttp, schema: CollectionSchema.Cache): WeaviateHttp.WeaviateHttp => ({
-  ...http,
-  request: (request) =>
-    CollectionSchema.mayChangeSchema(request) ? Effect.ensuring(http.request(request), Effect.sync(() => schema.afterRequest(request))) : http.request(request),
-  requestOk: (request) =>
-    CollectionSchema.mayChangeSchema(request) ? Effect.ensuring(http.requestOk(request), Effect.sync(() => schema.afterRequest(request))) : http.requestOk(request)
-})
+const watched = (http: WeaviateHttp.WeaviateHttp, schema: CollectionSchema.Cache): WeaviateHttp.WeaviateHttp => {
+  const told = <A, E>(request: WeaviateHttp.Request, sent: Effect.Effect<A, E>) =>
+    CollectionSchema.mayChangeSchema(request) ? Effect.ensuring(sent, Effect.sync(() => schema.afterRequest(request))) : sent
+  return { ...http, request: (request) => told(request, http.request(request)), requestOk: (request) => told(request, http.requestOk(request)) }
+}
 
 const encodeConnection = Schema.encodeSync(Connection)
 
