@@ -191,6 +191,7 @@ const interleaved = async (contenders: ReadonlyArray<Contender>): Promise<Readon
       cpuMsPerCall: mean(rounds.map((r) => r.cpuMsPerCall)),
       mainCpuMsPerCall: mean(rounds.map((r) => r.mainCpuMsPerCall)),
       bytesPerCall: mean(rounds.map((r) => r.bytesPerCall)),
+      gc: ServerCost.meanGc(rounds.map((r) => r.gc)),
       rounds
     }
     console.log(
@@ -386,6 +387,12 @@ const main = async () => {
         : []),
       ...(viaUs.bytesPerCall !== undefined && viaLean.bytesPerCall !== undefined
         ? [row("execute_query", "bytes_allocated_per_call", "bytes", viaUs.bytesPerCall, viaLean.bytesPerCall, "lean-node")]
+        : []),
+      ...(viaUs.gc !== undefined && viaLean.gc !== undefined && viaLean.gc.pauseMsPerCall > 0 && viaLean.gc.promotedBytesPerCall > 0
+        ? [
+          row("execute_query", "gc_pause_per_call", "µs", viaUs.gc.pauseMsPerCall * 1000, viaLean.gc.pauseMsPerCall * 1000, "lean-node"),
+          row("execute_query", "promoted_bytes_per_call", "bytes", viaUs.gc.promotedBytesPerCall, viaLean.gc.promotedBytesPerCall, "lean-node")
+        ]
         : [])
     ]
     if (ONLY_EXECUTE_QUERY) {

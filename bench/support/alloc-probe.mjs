@@ -1,8 +1,8 @@
 // Preloaded into a server under benchmark (`node --import …/alloc-probe.mjs`): counts the bytes the
 // process allocates on its JavaScript heap between two SIGUSR2 signals, from V8's own GC statistics
 // (v8.GCProfiler: the heap in use before each collection, minus what the previous one left). The second
-// signal writes `{ "bytes": N, "collections": N }` to the file named by WEAVIATE_MCP_ALLOC_FILE.
-// `allocated` is the counting rule, also used in process by ServerCost.ts.
+// signal writes `{ "bytes": N, "collections": N, "gc": {…} }` to the file named by WEAVIATE_MCP_ALLOC_FILE.
+// `allocated` and `collected` are the counting rules, also used in process by ServerCost.ts.
 import * as NodeFs from "node:fs"
 import * as NodeInspector from "node:inspector"
 import * as NodeV8 from "node:v8"
@@ -16,6 +16,30 @@ export const allocated = (startUsed, statistics, endUsed) => {
     after = gc.afterGC.heapStatistics.usedHeapSize
   }
   return bytes + endUsed - after
+}
+
+const oldSpaceUsed = (heap) => heap.heapSpaceStatistics.find((space) => space.spaceName === "old_space")?.spaceUsedSize ?? 0
+
+/**
+ * What the collections of a window cost, from the same statistics: scavenges (young generation) and
+ * full collections, each with their pause on the main thread (GCProfiler's `cost`, µs), and the bytes
+ * scavenges promoted to the old generation (its growth across each scavenge). Objects that outlive a
+ * scavenge or two are copied, then promoted, then marked and swept by the full collections (much of
+ * that on V8's helper threads): short-lived garbage costs almost nothing, long-lived garbage a lot.
+ */
+export const collected = (statistics) => {
+  const gc = { scavenges: 0, scavengeMs: 0, fullCollections: 0, fullMs: 0, promotedBytes: 0 }
+  for (const entry of statistics) {
+    if (entry.gcType === "Scavenge") {
+      gc.scavenges++
+      gc.scavengeMs += entry.cost / 1000
+      gc.promotedBytes += Math.max(0, oldSpaceUsed(entry.afterGC) - oldSpaceUsed(entry.beforeGC))
+    } else {
+      gc.fullCollections++
+      gc.fullMs += entry.cost / 1000
+    }
+  }
+  return gc
 }
 
 // With WEAVIATE_MCP_ALLOC_SAMPLE=FILE the same window also records where the bytes were allocated:
@@ -65,6 +89,6 @@ if (file !== undefined && file !== "") {
         if (error === null) NodeFs.writeFileSync(`${sampleFile}.${process.pid}.${window}.heapprofile`, JSON.stringify(result.profile))
       })
     }
-    NodeFs.writeFileSync(file, JSON.stringify({ bytes: allocated(startUsed, statistics, endUsed), collections: statistics.length }))
+    NodeFs.writeFileSync(file, JSON.stringify({ bytes: allocated(startUsed, statistics, endUsed), collections: statistics.length, gc: collected(statistics) }))
   })
 }
