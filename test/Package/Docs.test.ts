@@ -237,6 +237,8 @@ const FOREIGN_FLAGS: Readonly<Record<string, string>> = {
   "--trace-gc": "node",
   "--trace-warnings": "node",
   "--trace-opt": "node (V8)",
+  "--trace-gc-nvp": "node (V8)",
+  "--single-threaded-gc": "node (V8)",
   "--trace-deopt": "node (V8)",
   "--perf-basic-prof": "node (V8)",
   "--no-flush-bytecode": "node (V8)",
