@@ -155,9 +155,6 @@ interface Interleaved extends Latency {
   readonly rounds: ReadonlyArray<ServerCost.Cost>
 }
 
-const mean = (values: ReadonlyArray<number | undefined>): number | undefined =>
-  values.some((v) => v === undefined) ? undefined : (values as ReadonlyArray<number>).reduce((a, b) => a + b, 0) / values.length
-
 /**
  * Each contender's warm-up, then `ROUNDS` rounds in which each contender makes `EXECUTE_CALLS / ROUNDS`
  * sequential calls in turn: latency over all of a contender's calls, cost per call over its windows.
@@ -188,9 +185,9 @@ const interleaved = async (contenders: ReadonlyArray<Contender>): Promise<Readon
     const result: Interleaved = {
       p50: percentile(samples, 50),
       p99: percentile(samples, 99),
-      cpuMsPerCall: mean(rounds.map((r) => r.cpuMsPerCall)),
-      mainCpuMsPerCall: mean(rounds.map((r) => r.mainCpuMsPerCall)),
-      bytesPerCall: mean(rounds.map((r) => r.bytesPerCall)),
+      cpuMsPerCall: ServerCost.mean(rounds.map((r) => r.cpuMsPerCall)),
+      mainCpuMsPerCall: ServerCost.mean(rounds.map((r) => r.mainCpuMsPerCall)),
+      bytesPerCall: ServerCost.mean(rounds.map((r) => r.bytesPerCall)),
       gc: ServerCost.meanGc(rounds.map((r) => r.gc)),
       rounds
     }

@@ -70,11 +70,18 @@ const perCall = (gc: Collected, calls: number): GcPerCall => ({
 })
 
 /** The mean of several windows' figures (undefined when any is). */
+export const mean = (values: ReadonlyArray<number | undefined>): number | undefined =>
+  values.length === 0 || values.some((v) => v === undefined) ? undefined : (values as ReadonlyArray<number>).reduce((a, b) => a + b, 0) / values.length
+
+/** The mean of several windows' collection figures (undefined when any window has none). */
 export const meanGc = (windows: ReadonlyArray<GcPerCall | undefined>): GcPerCall | undefined => {
   if (windows.length === 0 || windows.some((w) => w === undefined)) return undefined
   const all = windows as ReadonlyArray<GcPerCall>
-  const mean = (pick: (w: GcPerCall) => number) => all.reduce((sum, w) => sum + pick(w), 0) / all.length
-  return { pauseMsPerCall: mean((w) => w.pauseMsPerCall), scavengesPer1000: mean((w) => w.scavengesPer1000), promotedBytesPerCall: mean((w) => w.promotedBytesPerCall) }
+  return {
+    pauseMsPerCall: mean(all.map((w) => w.pauseMsPerCall))!,
+    scavengesPer1000: mean(all.map((w) => w.scavengesPer1000))!,
+    promotedBytesPerCall: mean(all.map((w) => w.promotedBytesPerCall))!
+  }
 }
 
 /** Waits (bounded) for the probe's file after the closing signal. */
@@ -166,9 +173,10 @@ export const describe = (cost: Cost) =>
       `promoted ${(cost.gc.promotedBytesPerCall / 1024).toFixed(1)} KB/call`)
 
 /**
- * The same two figures for work done in this process (the servers of `bench:tools-list` and
- * `bench:cancel`, the clients of `bench:browse`): `process.cpuUsage` (all threads) and the bytes this
- * process allocated on its JavaScript heap (v8.GCProfiler, as `alloc-probe.mjs` counts them).
+ * The same figures for work done in this process (the servers of `bench:tools-list` and
+ * `bench:cancel`, the clients of `bench:browse`): `process.cpuUsage` (all threads), and the bytes this
+ * process allocated on its JavaScript heap and what its collections cost (v8.GCProfiler, as
+ * `alloc-probe.mjs` counts them).
  */
 export const inProcess = async <A>(calls: number, run: () => Promise<A>): Promise<{ readonly result: A; readonly cost: Cost }> => {
   const profiler = new NodeV8.GCProfiler()

@@ -13,6 +13,7 @@ export interface Collected {
   readonly scavenges: number
   /** Main-thread pause of the scavenges, ms. */
   readonly scavengeMs: number
+  /** Mark-compacts (full collections). */
   readonly fullCollections: number
   /** Main-thread pause of the full collections (and incremental marking steps), ms. */
   readonly fullMs: number

@@ -35,7 +35,9 @@ export const collected = (statistics) => {
       gc.scavengeMs += entry.cost / 1000
       gc.promotedBytes += Math.max(0, oldSpaceUsed(entry.afterGC) - oldSpaceUsed(entry.beforeGC))
     } else {
-      gc.fullCollections++
+      // Incremental marking steps (and weak-callback processing) pause the main thread too; only a
+      // mark-compact is a full collection.
+      if (entry.gcType === "MarkSweepCompact") gc.fullCollections++
       gc.fullMs += entry.cost / 1000
     }
   }
