@@ -200,8 +200,7 @@ const runCli = () => {
   const cachedData = file === undefined ? undefined : readCached(file.path)
   const script = new NodeVm.Script(NodeModule.wrap(source), {
     filename: bundle,
-    // `import()` of Node's own modules, which the bundle leaves as they are (Node < 20.? has no constant).
-    importModuleDynamically: NodeVm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER ?? ((specifier) => import(specifier)),
+    // No `importModuleDynamically`: the bundle has no `import()` (scripts/build.mjs says why).
     ...(cachedData === undefined ? {} : { cachedData })
   })
   if (file !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) keepCompiled(directory, file, script)

@@ -65,6 +65,12 @@ export const buildCli = async () => {
     // only with --otlp) stays in the file but is compiled only when called.
     format: "cjs",
     target: "node20",
+    // No `import()` in the bundle: esbuild turns each into a `require` (of a Node module, or of code
+    // in the bundle). On Node 20 a function V8 took from the code cache has lost the script's dynamic
+    // import callback, so an `import()` failed with ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING on every run
+    // after the first: the OTLP exporter's first export (its HTTP transport), and the bridge starting
+    // the daemon.
+    supported: { "dynamic-import": false },
     // The sources are ES modules, which are strict; a CommonJS file is strict only when it says so.
     banner: { js: '"use strict";' },
     // No source map: one for a bundle of every dependency weighs 12 MB (2 MB without sources), and

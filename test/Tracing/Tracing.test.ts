@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
 import type { AddressInfo } from "node:net"
 import * as Daemon from "../../src/Daemon/Daemon.ts"
@@ -127,11 +128,16 @@ describe("tracing", () => {
       assert.notInclude(all, API_KEY)
     }).pipe(Effect.scoped), 60_000)
 
-  it.live("the built CLI exports with --otlp: the exporter, a chunk of the bundle loaded only then, starts and sends spans", () =>
+  /** One short run of the built CLI with --otlp: a tool call, then SIGINT; the spans the receiver got. */
+  const shortRun = (compileCache: string) =>
     Effect.scoped(Effect.gen(function*() {
       const otlp = yield* receiver
       const daemon = yield* Effect.acquireRelease(
-        Effect.promise(() => Cli.serve(["--home", TestHome.tempDirSync("weaviate-mcp-otlp-cli-"), "--port", "0", "--auth", "off", "--otlp", otlp.url])),
+        Effect.promise(() =>
+          Cli.serve(["--home", TestHome.tempDirSync("weaviate-mcp-otlp-cli-"), "--port", "0", "--auth", "off", "--otlp", otlp.url], {
+            env: { WEAVIATE_MCP_COMPILE_CACHE: compileCache }
+          })
+        ),
         (d) => Effect.promise(async () => {
           d.child.kill("SIGINT")
           await d.exited
@@ -152,7 +158,21 @@ describe("tracing", () => {
       assert.strictEqual(response, 200)
       // The batch processor exports on shutdown at the latest.
       daemon.child.kill("SIGINT")
-      yield* Effect.promise(() => daemon.exited)
-      assert.isAbove(spansOf(otlp.bodies).length, 0)
-    })))
+      const finished = yield* Effect.promise(() => daemon.exited)
+      return { spans: spansOf(otlp.bodies), stderr: finished.stderr }
+    }))
+
+  it.live("the built CLI exports with --otlp, also when it runs from V8's code cache: the exporter, a chunk of the bundle loaded only then, starts and sends spans", () =>
+    Effect.gen(function*() {
+      const cache = TestHome.tempDirSync("weaviate-mcp-otlp-cache-")
+      // The first run compiles the bundle and keeps the code; the second runs from the cache, where an
+      // `import()` in the bundle used to fail (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING) and the spans were lost.
+      const first = yield* shortRun(cache)
+      assert.isAbove(first.spans.length, 0, "spans of the first run")
+      assert.isNotEmpty(NodeFs.readdirSync(cache), "the first run kept its code")
+      const cached = yield* shortRun(cache)
+      assert.isAbove(cached.spans.length, 0, "spans of the run from the code cache")
+      // The loader no longer needs Node's experimental dynamic-import loader, nor warns about it.
+      for (const run of [first, cached]) assert.notInclude(run.stderr, "ExperimentalWarning")
+    }))
 })
