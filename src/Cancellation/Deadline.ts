@@ -4,9 +4,9 @@
  * error `timeout` is kept for a time-out that Weaviate itself reports).
  *
  * A deadline is an entry in `Timers`, not a fiber of its own: one timer fiber per daemon sleeps until
- * the earliest entry and, when it is due, interrupts the call's fiber with the time-out as its reason
- * (see `InFlight`). A request therefore runs on one work fiber whatever bounds it (a timed race forks
- * two fibers per bound; a tool call had three such races).
+ * the earliest entry and, when it is due, stops the call with the time-out as its reason (see
+ * `InFlight`). A request therefore runs on its own fiber whatever bounds it (a timed race forks two
+ * fibers per bound; a tool call had three such races).
  *
  * Time is read from Effect's `Clock`, so `TestClock` drives every deadline. The timed-out work is
  * interrupted and its finalizers (an aborted HTTP request to Weaviate included) run before the failure
@@ -14,11 +14,13 @@
  *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import { RequestTimeout } from "../Schema/McpErrors.ts"
 
@@ -95,30 +97,15 @@ export const makeTimers: Effect.Effect<Timers, never, Scope.Scope> = Effect.gen(
 // ===== A call's own bounds =====
 
 /**
- * What a call's work fiber can be bounded by: registered by `InFlight.run` for the fiber it runs the
- * work on, read by `withStatementTimeout`.
+ * What a call can be bounded by: provided by `InFlight.run` to the work it runs, read by
+ * `withStatementTimeout`.
  *
- * @category models
+ * @category services
  */
-export interface CallBounds {
-  /** Interrupts the call with `error` after `delayMs`, unless the returned cancel ran first. */
+export class CallBounds extends Context.Tag("weaviate-mcp/CallBounds")<CallBounds, {
+  /** Stops the call with `error` after `delayMs`, unless the returned cancel ran first. */
   readonly bound: (delayMs: number, error: () => RequestTimeout) => () => void
-}
-
-/** The bounds of the call each work fiber runs (keyed by the fiber; nothing is kept once it is gone). */
-const callBounds = new WeakMap<object, CallBounds>()
-
-/**
- * Runs `effect` as the work of a call, on the current fiber: `withStatementTimeout` inside it bounds
- * the call through `bounds`.
- *
- * @category combinators
- */
-export const asCall = <A, E, R>(effect: Effect.Effect<A, E, R>, bounds: CallBounds): Effect.Effect<A, E, R> =>
-  Effect.withFiberRuntime((fiber) => {
-    callBounds.set(fiber, bounds)
-    return effect
-  })
+}>() {}
 
 /**
  * A statement's own time-out (`timeout_seconds` of a tool). Inside a call (`InFlight.run`) it is one
@@ -129,11 +116,10 @@ export const asCall = <A, E, R>(effect: Effect.Effect<A, E, R>, bounds: CallBoun
  */
 export const withStatementTimeout = (seconds: number) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | RequestTimeout, R> =>
-  Effect.withFiberRuntime((fiber) => {
-    const bounds = callBounds.get(fiber)
-    if (bounds === undefined) {
+  Effect.flatMap(Effect.serviceOption(CallBounds), (bounds) => {
+    if (Option.isNone(bounds)) {
       return Effect.timeoutFail(effect, { duration: Duration.seconds(seconds), onTimeout: () => statementTimedOut(seconds) })
     }
-    const cancel = bounds.bound(seconds * 1000, () => statementTimedOut(seconds))
+    const cancel = bounds.value.bound(seconds * 1000, () => statementTimedOut(seconds))
     return Effect.ensuring(effect, Effect.sync(cancel))
   })

@@ -1,9 +1,9 @@
 /**
- * The in-flight request registry: every request runs in its own fiber, registered under
- * (principal, JSON-RPC id), so that it can be cancelled by that principal's `notifications/cancelled`,
- * by the revocation of its token, or by shutdown (the "In-flight request" state table).
+ * The in-flight request registry: every request's work is registered under (principal, JSON-RPC id),
+ * so that it can be cancelled by that principal's `notifications/cancelled`, by the revocation of its
+ * token, or by shutdown (the "In-flight request" state table).
  *
- * - A cancelled request (its fiber interrupted by `cancel`, `cancelPrincipal`, `cancelAll` or the
+ * - A cancelled request (its work interrupted by `cancel`, `cancelPrincipal`, `cancelAll` or the
  *   closing of the layer) answers its caller with `RequestCancelled` (-33002).
  * - A caller that is itself interrupted (the client went away) gets no answer: its interruption is
  *   passed on to the work, which stops (and with it the HTTP request to Weaviate).
@@ -13,11 +13,13 @@
  *
  * In every case the work's finalizers have run before the caller gets its answer.
  *
- * One work fiber per request, whatever ends it: cancellation, revocation, pause and shutdown interrupt
- * it with their reason, the deadlines are entries of one shared timer fiber (`Deadline.makeTimers`)
- * that do the same, and a caller that goes away interrupts it. The caller turns the reason into its
- * answer. (Before, the work ran under a FiberMap fork, a timed race for the handler deadline, one for
- * the statement's time-out and one for shutdown: seven fibers per tool call.)
+ * One fiber per request, whatever ends it: the work runs on the caller's own fiber. Cancellation,
+ * revocation, pause and shutdown interrupt that fiber with their reason; the deadlines are entries of
+ * one shared timer fiber (`Deadline.makeTimers`) that do the same; a caller that goes away interrupts
+ * it too. A stop's interruption is taken back once the work has stopped, and the caller turns the
+ * reason into its answer. (Before: a work fiber of its own per call; before that, a FiberMap fork, a
+ * timed race for the handler deadline, one for the statement's time-out and one for shutdown: seven
+ * fibers per tool call.)
  *
  * @since 0.1.0
  */
@@ -25,12 +27,15 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Equal from "effect/Equal"
 import * as Exit from "effect/Exit"
-import * as Fiber from "effect/Fiber"
+import type * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as HashSet from "effect/HashSet"
 import * as Layer from "effect/Layer"
-import * as Runtime from "effect/Runtime"
 import { InvalidRequest, RequestCancelled, type RequestTimeout, type ServiceUnavailable } from "../Schema/McpErrors.ts"
-import { asCall, HANDLER_DEADLINE, handlerDeadlineReached, makeTimers } from "./Deadline.ts"
+import { CallBounds, HANDLER_DEADLINE, handlerDeadlineReached, makeTimers } from "./Deadline.ts"
 
 /** @category models */
 export interface RequestKey {
@@ -42,11 +47,7 @@ export interface RequestKey {
 export interface RunOptions<P = never> {
   /** `false` exempts the request from the handler deadline (`subscriptions/listen`). Default `true`. */
   readonly deadline?: boolean | undefined
-  /**
-   * Services the work starts with, besides the caller's (the request's own: its principal, its
-   * context). The work fiber is made with them, where `Effect.provide` around the work would run
-   * about twenty more steps per request and copy the fiber's references twice.
-   */
+  /** Services the work runs with, besides the caller's (the request's own: its principal, its context). */
   readonly context?: Context.Context<P> | undefined
 }
 
@@ -77,11 +78,13 @@ export const REVOKED = "the access token was revoked"
 /** @category reasons */
 export const SHUTTING_DOWN = "the server is shutting down"
 
-/** A request in flight: its work fiber, and why it was stopped (the first reason wins). */
+/** A request in flight: the fiber it runs on, why it was stopped (the first reason wins), who waits for it. */
 interface Call {
   readonly principalId: string
   readonly fiber: Fiber.RuntimeFiber<unknown, unknown>
   stoppedBy: (() => StopReason) | undefined
+  /** Stoppers waiting until the work has stopped (its finalizers have run). */
+  waiting: Array<() => void> | undefined
 }
 
 const HANDLER_DEADLINE_MS = Duration.toMillis(HANDLER_DEADLINE)
@@ -91,10 +94,10 @@ const HANDLER_DEADLINE_MS = Duration.toMillis(HANDLER_DEADLINE)
  */
 export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
   /**
-   * Runs `effect` registered under `key`, under the 330-second handler deadline unless
-   * `deadline: false`. Refuses a duplicate in-flight id of the same principal with `InvalidRequest`;
-   * a stopped run fails with its reason (`RequestCancelled`, `RequestTimeout`, `ServiceUnavailable`);
-   * interrupting the caller interrupts the work.
+   * Runs `effect` registered under `key`, on the caller's fiber, under the 330-second handler deadline
+   * unless `deadline: false`. Refuses a duplicate in-flight id of the same principal with
+   * `InvalidRequest`; a stopped run fails with its reason (`RequestCancelled`, `RequestTimeout`,
+   * `ServiceUnavailable`) and the caller goes on; interrupting the caller interrupts the work.
    */
   readonly run: <A, E, R, P = never>(
     key: RequestKey,
@@ -117,19 +120,28 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
   static readonly make = Effect.gen(function*() {
     const calls = new Map<string, Call>()
     const timers = yield* makeTimers
+    // Every stop interrupts with this id, so a stop is told apart from the caller's own interruption.
+    const stopper = FiberId.unsafeMake()
     let closed = false
 
     /** Records why (unless a reason came first) and interrupts the work. */
     const stopNow = (call: Call, reason: () => StopReason) => {
       call.stoppedBy ??= reason
-      call.fiber.unsafeInterruptAsFork(call.fiber.id())
+      call.fiber.unsafeInterruptAsFork(stopper)
     }
 
     /** Stops the calls and waits until their work has stopped (its finalizers have run). */
     const stop = (selected: ReadonlyArray<Call>, reason: () => StopReason) =>
-      Effect.suspend(() => {
-        for (const call of selected) call.stoppedBy ??= reason
-        return Effect.as(Fiber.interruptAll(selected.map((call) => call.fiber)), selected.length)
+      Effect.async<number>((resume) => {
+        let running = selected.length
+        if (running === 0) return resume(Effect.succeed(0))
+        const stopped = () => {
+          if (--running === 0) resume(Effect.succeed(selected.length))
+        }
+        for (const call of selected) {
+          ;(call.waiting ??= []).push(stopped)
+          stopNow(call, reason)
+        }
       })
 
     const stopWhere = (predicate: (call: Call) => boolean, reason: () => StopReason) =>
@@ -138,48 +150,49 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
     const cancelAll = stopWhere(() => true, () => cancelledBy(SHUTTING_DOWN))
     yield* Effect.addFinalizer(() => Effect.zipRight(Effect.sync(() => (closed = true)), cancelAll))
 
+    /** Whether every interruption the fiber has received came from a stop (none from its own caller). */
+    const onlyStopped = (fiber: Fiber.RuntimeFiber<unknown, unknown>) => {
+      const interruptors = Cause.interruptors(fiber.getFiberRef(FiberRef.interruptedCause))
+      return HashSet.size(interruptors) > 0 && HashSet.every(interruptors, (id) => Equal.equals(id, stopper))
+    }
+
+    /**
+     * The work runs on the caller's fiber, in an interruptible region, so that a stop is an
+     * interruption of that fiber. A stop's interruption is then taken back (`FiberRef.interruptedCause`)
+     * and the caller goes on with the reason as its failure; an interruption from anyone else stays.
+     * (Before, the work ran on a fiber of its own: a second fiber per call, and measured in process
+     * 1.55 MB promoted to the old generation per scavenge against 0.26 MB on one fiber.)
+     */
     const run = <A, E, R, P = never>(
       key: RequestKey,
       effect: Effect.Effect<A, E, R>,
       options?: RunOptions<P>
     ): Effect.Effect<A, E | StopReason | InvalidRequest, Exclude<R, P>> =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.withFiberRuntime<A, E | StopReason | InvalidRequest, Exclude<R, P>>((caller, status) => {
-          if (closed) return Effect.fail(cancelledBy(undefined))
-          const mapKey = keyOf(key)
-          // Checked and registered in one synchronous step, so no other request can slip in between.
-          if (calls.has(mapKey)) return Effect.fail(duplicate(key))
-          let call: Call | undefined
-          const bounds = { bound: (delayMs: number, error: () => RequestTimeout) => timers.schedule(delayMs, () => stopNow(call!, error)) }
-          // The work runs detached from the caller (a fiber of its own, interruptible), with the caller's
-          // services (and the request's own) and fiber refs (its clock, logger, span), like a fork.
-          const context = options?.context === undefined ? caller.currentContext : Context.merge(caller.currentContext, options.context)
-          const runtime = Runtime.make({ context: context as Context.Context<R>, fiberRefs: caller.getFiberRefs(), runtimeFlags: status.runtimeFlags })
-          const fiber = Runtime.runFork(runtime)(Effect.interruptible(asCall(effect, bounds)))
-          call = { principalId: key.principalId, fiber, stoppedBy: undefined }
-          calls.set(mapKey, call)
-          const cancelDeadline = options?.deadline === false ? undefined : timers.schedule(HANDLER_DEADLINE_MS, () => stopNow(call!, handlerDeadlineReached))
-          fiber.addObserver(() => {
-            cancelDeadline?.()
-            if (calls.get(mapKey) === call) calls.delete(mapKey)
-          })
-          // The work's end, awaited; a caller that goes away passes its interruption on to the work
-          // (and waits until the work has stopped).
-          const ended = Effect.async<Exit.Exit<A, E>>((resume) => {
-            fiber.addObserver((exit) => resume(Effect.succeed(exit)))
-            return Fiber.interrupt(fiber)
-          })
-          return restore(ended).pipe(
-            Effect.flatMap((exit): Effect.Effect<A, E | StopReason> =>
-              Exit.isSuccess(exit)
-                ? Effect.succeed(exit.value)
-                : Cause.isInterruptedOnly(exit.cause)
-                ? Effect.fail(call!.stoppedBy?.() ?? cancelledBy(undefined))
-                : Effect.failCause(exit.cause)
-            )
-          )
+      Effect.uninterruptible(Effect.withFiberRuntime<A, E | StopReason | InvalidRequest, Exclude<R, P>>((caller) => {
+        if (closed) return Effect.fail(cancelledBy(undefined))
+        const mapKey = keyOf(key)
+        // Checked and registered in one synchronous step, so no other request can slip in between.
+        if (calls.has(mapKey)) return Effect.fail(duplicate(key))
+        const call: Call = { principalId: key.principalId, fiber: caller, stoppedBy: undefined, waiting: undefined }
+        calls.set(mapKey, call)
+        const cancelDeadline = options?.deadline === false ? undefined : timers.schedule(HANDLER_DEADLINE_MS, () => stopNow(call, handlerDeadlineReached))
+        const bounds = CallBounds.of({ bound: (delayMs, error) => timers.schedule(delayMs, () => stopNow(call, error)) })
+        const services = options?.context === undefined ? Context.make(CallBounds, bounds) : Context.add(options.context, CallBounds, bounds)
+        const work = Effect.interruptible(Effect.provide(effect, services)) as Effect.Effect<A, E, Exclude<R, P>>
+        return Effect.flatMap(Effect.exit(work), (exit): Effect.Effect<A, E | StopReason> => {
+          cancelDeadline?.()
+          if (calls.get(mapKey) === call) calls.delete(mapKey)
+          if (call.waiting !== undefined) for (const stopped of call.waiting) stopped()
+          // A stop that came too late to interrupt anything is taken back too: the work's outcome stands.
+          if (call.stoppedBy !== undefined && onlyStopped(caller)) {
+            const outcome: Effect.Effect<A, E | StopReason> = Exit.isSuccess(exit) || !Cause.isInterruptedOnly(exit.cause) ? exit : Effect.fail(call.stoppedBy())
+            return Effect.zipRight(FiberRef.set(FiberRef.interruptedCause, Cause.empty), outcome)
+          }
+          if (Exit.isSuccess(exit) || !Cause.isInterruptedOnly(exit.cause)) return exit
+          // The work interrupted itself: answered as a cancellation. The caller's own interruption stays.
+          return Cause.isEmpty(caller.getFiberRef(FiberRef.interruptedCause)) ? Effect.fail(cancelledBy(undefined)) : exit
         })
-      )
+      }))
 
     return InFlight.of({
       run,

@@ -441,7 +441,7 @@ const makeRunning = (deps: Deps, results: ReturnType<typeof makeResults>) => {
       const services = Context.make(Catalogue.RequestContext, context(progress)).pipe(Context.add(CurrentPrincipal, principal))
       const work = prepared.run.pipe(traced ? requestSpan(scope) : identity, withTraceParent(trace))
       if (!prepared.suspends) return Effect.provide(work, services)
-      // The work fiber starts with the request's services (no `Effect.provide` around it).
+      // The work runs on this request's fiber with the request's services; a stop is answered here.
       // Shutdown stops these through `InFlight` too (see `make`): answered 503 `-33000`.
       return Effect.suspend(() =>
         lifecycle.isShuttingDown()
