@@ -160,8 +160,9 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
      * The work runs on the caller's fiber, in an interruptible region, so that a stop is an
      * interruption of that fiber. A stop's interruption is then taken back (`FiberRef.interruptedCause`)
      * and the caller goes on with the reason as its failure; an interruption from anyone else stays.
-     * (Before, the work ran on a fiber of its own: a second fiber per call, and measured in process
-     * 1.55 MB promoted to the old generation per scavenge against 0.26 MB on one fiber.)
+     * (Before, the work ran on a fiber of its own. Measured in process against that, a tool call costs
+     * 0.87-0.97x the CPU, half the collector's pauses, and 0.84-0.89 MB is promoted to the old
+     * generation per scavenge instead of 1.29-1.56: docs/benchmarks.md, "Issue 27, seventh session".)
      */
     const run = <A, E, R, P = never>(
       key: RequestKey,
