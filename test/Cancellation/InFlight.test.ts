@@ -308,56 +308,53 @@ describe("InFlight", () => {
       assert.deepStrictEqual(work, caller)
     }))
 
-  /** A caller that answers a stopped run, then waits for `goOn` before it ends (as a transport writes its answer). */
-  const answering = (inFlight: InFlight["Type"], goOn: Deferred.Deferred<void>, work: Effect.Effect<void>) =>
-    Effect.fork(Effect.gen(function*() {
-      const error = yield* Effect.flip(inFlight.run({ principalId: "p", requestId: 1 }, work))
-      yield* Deferred.await(goOn)
+  /**
+   * A call in flight whose caller answers a stopped run, then waits for `goOn` before it ends (as a
+   * transport writes its answer); started, with its work running.
+   */
+  const answeringCall = Effect.gen(function*() {
+    const inFlight = yield* InFlight.make
+    const h = yield* hanging
+    const proceed = yield* Deferred.make<void>()
+    const caller = yield* Effect.fork(Effect.gen(function*() {
+      const error = yield* Effect.flip(inFlight.run({ principalId: "p", requestId: 1 }, h.work))
+      yield* Deferred.await(proceed)
       return error
     }))
+    yield* h.started
+    return { inFlight, caller, ended: h.ended, goOn: Deferred.succeed(proceed, undefined) }
+  })
 
   it.scoped("a stop is taken back once the work has stopped: the caller is not interrupted and goes on to answer", () =>
     Effect.gen(function*() {
-      const inFlight = yield* InFlight.make
-      const h = yield* hanging
-      const goOn = yield* Deferred.make<void>()
-      const caller = yield* answering(inFlight, goOn, h.work)
-      yield* h.started
+      const { caller, goOn, inFlight } = yield* answeringCall
       assert.isTrue(yield* inFlight.cancel({ principalId: "p", requestId: 1 }))
       // The caller waits (interruptibly) after the run: a stop left standing would end it here.
       assert.isTrue(yield* stillRunning(caller))
-      yield* Deferred.succeed(goOn, undefined)
+      yield* goOn
       assert.instanceOf(yield* Fiber.join(caller), RequestCancelled)
     }))
 
   it.scoped("a stop returns once the work has stopped, not when its caller ends", () =>
     Effect.gen(function*() {
-      const inFlight = yield* InFlight.make
-      const h = yield* hanging
-      const goOn = yield* Deferred.make<void>()
-      const caller = yield* answering(inFlight, goOn, h.work)
-      yield* h.started
+      const { caller, ended, goOn, inFlight } = yield* answeringCall
       assert.strictEqual(yield* inFlight.cancelPrincipal("p"), 1)
-      assert.isTrue(Option.isSome(yield* Deferred.poll(h.ended)), "the work had stopped when the stop returned")
+      assert.isTrue(Option.isSome(yield* Deferred.poll(ended)), "the work had stopped when the stop returned")
       assert.isTrue(yield* stillRunning(caller), "the caller had not ended")
-      yield* Deferred.succeed(goOn, undefined)
+      yield* goOn
       assert.instanceOf(yield* Fiber.join(caller), RequestCancelled)
     }))
 
   it.scoped("the caller's own interruption stays when a stop comes too: it ends interrupted, with no answer", () =>
     Effect.gen(function*() {
-      const inFlight = yield* InFlight.make
-      const h = yield* hanging
-      const goOn = yield* Deferred.make<void>()
-      const caller = yield* answering(inFlight, goOn, h.work)
-      yield* h.started
+      const { caller, ended, goOn, inFlight } = yield* answeringCall
       // The client goes away and the request is cancelled in the same turn.
       yield* Fiber.interruptFork(caller)
       assert.isTrue(yield* inFlight.cancel({ principalId: "p", requestId: 1 }))
-      yield* Deferred.succeed(goOn, undefined)
+      yield* goOn
       const exit = yield* Fiber.await(caller)
       assert.isTrue(Exit.isInterrupted(exit), `expected the caller interrupted, got ${String(exit)}`)
-      assert.strictEqual(yield* Deferred.await(h.ended), "interrupted")
+      assert.strictEqual(yield* Deferred.await(ended), "interrupted")
       assert.strictEqual(yield* inFlight.size, 0)
     }))
 
