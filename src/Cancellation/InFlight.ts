@@ -130,9 +130,14 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
       call.fiber.unsafeInterruptAsFork(stopper)
     }
 
-    /** Stops the calls and waits until their work has stopped (its finalizers have run). */
-    const stop = (selected: ReadonlyArray<Call>, reason: () => StopReason) =>
+    /**
+     * Stops the calls `select` picks and waits until their work has stopped (its finalizers have run);
+     * how many. They are picked and interrupted in one synchronous step: a call that ended in between
+     * would have its caller interrupted after its answer.
+     */
+    const stop = (select: () => ReadonlyArray<Call>, reason: () => StopReason) =>
       Effect.async<number>((resume) => {
+        const selected = select()
         let running = selected.length
         if (running === 0) return resume(Effect.succeed(0))
         const stopped = () => {
@@ -144,8 +149,7 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
         }
       })
 
-    const stopWhere = (predicate: (call: Call) => boolean, reason: () => StopReason) =>
-      Effect.suspend(() => stop([...calls.values()].filter(predicate), reason))
+    const stopWhere = (predicate: (call: Call) => boolean, reason: () => StopReason) => stop(() => [...calls.values()].filter(predicate), reason)
 
     const cancelAll = stopWhere(() => true, () => cancelledBy(SHUTTING_DOWN))
     yield* Effect.addFinalizer(() => Effect.zipRight(Effect.sync(() => (closed = true)), cancelAll))
@@ -182,26 +186,31 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
         const work = Effect.interruptible(Effect.provide(effect, services)) as Effect.Effect<A, E, Exclude<R, P>>
         return Effect.flatMap(Effect.exit(work), (exit): Effect.Effect<A, E | StopReason> => {
           cancelDeadline?.()
-          if (calls.get(mapKey) === call) calls.delete(mapKey)
+          // A duplicate is refused while the call is registered, so the entry is still this call's.
+          calls.delete(mapKey)
           if (call.waiting !== undefined) for (const stopped of call.waiting) stopped()
-          // A stop that came too late to interrupt anything is taken back too: the work's outcome stands.
-          if (call.stoppedBy !== undefined && onlyStopped(caller)) {
-            const outcome: Effect.Effect<A, E | StopReason> = Exit.isSuccess(exit) || !Cause.isInterruptedOnly(exit.cause) ? exit : Effect.fail(call.stoppedBy())
-            return Effect.zipRight(FiberRef.set(FiberRef.interruptedCause, Cause.empty), outcome)
-          }
-          if (Exit.isSuccess(exit) || !Cause.isInterruptedOnly(exit.cause)) return exit
-          // The work interrupted itself: answered as a cancellation. The caller's own interruption stays.
-          return Cause.isEmpty(caller.getFiberRef(FiberRef.interruptedCause)) ? Effect.fail(cancelledBy(undefined)) : exit
+          // Only stops interrupted the caller: their interruption is taken back (even one that came too
+          // late to interrupt anything: the work's outcome then stands).
+          const stopped = call.stoppedBy !== undefined && onlyStopped(caller)
+          const outcome: Effect.Effect<A, E | StopReason> = Exit.isSuccess(exit) || !Cause.isInterruptedOnly(exit.cause)
+            ? exit
+            : stopped
+            ? Effect.fail(call.stoppedBy!())
+            // The work interrupted itself: answered as a cancellation. The caller's own interruption stays.
+            : Cause.isEmpty(caller.getFiberRef(FiberRef.interruptedCause))
+            ? Effect.fail(cancelledBy(undefined))
+            : exit
+          return stopped ? Effect.zipRight(FiberRef.set(FiberRef.interruptedCause, Cause.empty), outcome) : outcome
         })
       }))
 
     return InFlight.of({
       run,
       cancel: (key: RequestKey, reason?: string) =>
-        Effect.suspend(() => {
+        Effect.map(stop(() => {
           const call = calls.get(keyOf(key))
-          return call === undefined ? Effect.succeed(false) : Effect.as(stop([call], () => cancelledBy(reason ?? "")), true)
-        }),
+          return call === undefined ? [] : [call]
+        }, () => cancelledBy(reason ?? "")), (stopped) => stopped > 0),
       cancelPrincipal: (principalId: string) => stopWhere((call) => call.principalId === principalId, () => cancelledBy(REVOKED)),
       cancelAll,
       cancelAllBecause: (reason) => stopWhere(() => true, () => cancelledBy(reason)),
