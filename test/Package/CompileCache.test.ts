@@ -23,6 +23,13 @@ const version = (env: NodeJS.ProcessEnv) => Cli.run(["--version"], { env })
 const help = (env: NodeJS.ProcessEnv) => Cli.run(["tokens", "--help"], { env })
 
 describe("the compile cache", () => {
+  it("the CLI bundle has no import(): a function V8 takes from the code cache cannot run one on Node 20", () => {
+    const bundle = NodeFs.readFileSync(NodePath.join(NodePath.dirname(Cli.BIN), "..", "dist", "weaviate-mcp.cjs"), "latin1")
+    // `import(` as a call, not a method of the same name (the macOS dialog's script says `ObjC.import(`).
+    const calls = [...bundle.matchAll(/(?<![\w$.])import\(/g)].map((match) => bundle.slice(Math.max(0, match.index - 60), match.index + 40))
+    expect(calls).toEqual([])
+  })
+
   it("the first run of a command keeps its code (a 0600 file in a 0700 directory); the next run loads it and leaves it as it is", async () => {
     const dir = NodePath.join(TestHome.tempDirSync("weaviate-mcp-cc-"), "compile-cache")
     const env = { WEAVIATE_MCP_COMPILE_CACHE: dir }
