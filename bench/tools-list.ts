@@ -5,8 +5,9 @@
  * load generator whose one-core ceiling is far above any Node server's) pinned to core 1, 64
  * keep-alive connections, `DURATION_MS` per server after a `WARMUP_MS` warm-up (default 3 s: after
  * 1 s our daemon's code was still being optimized, which cut its requests/s and raised its p99 in the
- * measured window; every server gets the same), in `ROUNDS` (default 3) turns, see `measureAll`
- * (`bench/support/Wrk.ts`, `bench/support/Cores.ts`).
+ * measured window; every server gets the same, in turns), in `ROUNDS` (default 3) turns, each window
+ * after `REWARM_MS` (default 1 s) of unmeasured load, see `measureAll` (`bench/support/Wrk.ts`,
+ * `bench/support/Cores.ts`).
  * Measured in the same run:
  * - `node:http`: a bare server answering fixed bytes, as many as our `tools/list` response (the ceiling);
  * - `lean-node`: plain `node:http` doing only the per-request work the contract asks (token HMAC,
@@ -54,6 +55,8 @@ const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 5000), 1
 const WARMUP_MS = Math.min(Math.max(Number(process.env.WARMUP_MS ?? 3000), 0), 30_000)
 const CONNECTIONS = Math.min(Math.max(Number(process.env.CONNECTIONS ?? 64), 1), 64)
 const ROUNDS = Math.min(Math.max(Number(process.env.ROUNDS ?? 3), 1), 10)
+/** Unmeasured load just before each measured window (`REWARM_MS`, default 1000; wrk counts whole seconds): see `measureAll`. */
+const REWARM_MS = Math.min(Math.max(Number(process.env.REWARM_MS ?? 1000), 0), 10_000)
 const BASELINE_DIR = process.env.BENCH_BASELINE_DIR
 const BASELINE_NAME = "baseline-build"
 const MODERN = "2026-07-28"
@@ -262,11 +265,20 @@ const window = async ({ pid, probeFile, target }: Served) => {
  * machine shared with other work, requests/s move with the load, CPU per request much less.
  */
 const measureAll = async (servers: ReadonlyArray<Served>): Promise<Map<string, Measured>> => {
-  for (const { target } of servers) await Wrk.run(target, { connections: CONNECTIONS, durationMs: WARMUP_MS })
+  const turn = (round: number) => servers.map((_, i) => servers[(i + round) % servers.length]!)
+  // The warm-up takes turns too, and every window starts after REWARM_MS of unmeasured load: a server
+  // left idle while the others ran (up to ~15 s) had its young generation shrunk by V8's memory reducer,
+  // and paid for it in its window, the more the more it allocates per request (docs/benchmarks.md,
+  // "Issue 27, eighth session").
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const { target } of turn(round)) await Wrk.run(target, { connections: CONNECTIONS, durationMs: WARMUP_MS / ROUNDS })
+  }
   const windows = new Map(servers.map((s) => [s.target.name, [] as Array<Awaited<ReturnType<typeof window>>>]))
   for (let round = 0; round < ROUNDS; round++) {
-    const order = servers.map((_, i) => servers[(i + round) % servers.length]!)
-    for (const server of order) windows.get(server.target.name)!.push(await window(server))
+    for (const server of turn(round)) {
+      await Wrk.run(server.target, { connections: CONNECTIONS, durationMs: REWARM_MS })
+      windows.get(server.target.name)!.push(await window(server))
+    }
   }
   const measured = new Map<string, Measured>()
   for (const { target } of servers) {
