@@ -9,14 +9,18 @@
 import * as Command from "@effect/cli/Command"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
-import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeCommandExecutor from "@effect/platform-node/NodeCommandExecutor"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as NodePath from "@effect/platform-node/NodePath"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeTerminal from "@effect/platform-node/NodeTerminal"
 import * as Runtime from "@effect/platform/Runtime"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as HashMap from "effect/HashMap"
+import * as Layer from "effect/Layer"
 import * as Redaction from "./Base/Redaction.ts"
 import { VERSION } from "./Base/Version.ts"
 import { serveCommand } from "./Cli/ServeCommand.ts"
@@ -98,6 +102,15 @@ const unknownCommand = (args: ReadonlyArray<string>): string | undefined => {
 }
 
 /**
+ * The platform services the commands use: files, paths, child processes and the terminal.
+ * `NodeContext.layer` is these plus a worker manager nobody here uses, whose modules (Schema classes
+ * among them) cost every start their initialization.
+ */
+const platform = Layer.mergeAll(NodePath.layer, NodeCommandExecutor.layer, NodeTerminal.layer).pipe(
+  Layer.provideMerge(NodeFileSystem.layer)
+)
+
+/**
  * Maps the outcome to an exit code: @effect/cli has already printed its one-line usage errors;
  * every other failure is printed here as one redacted line (and, with `--json`, as a JSON object on
  * stdout).
@@ -111,7 +124,7 @@ export const main = (argv: ReadonlyArray<string>) => {
   if (unknown !== undefined) {
     const line = `unknown command: ${unknown} (see weaviate-mcp --help)`
     process.stderr.write(`${line}\n`)
-    return Effect.as(jsonError(json, "usage_error", line, 2), 2).pipe(Effect.provide(NodeContext.layer))
+    return Effect.as(jsonError(json, "usage_error", line, 2), 2).pipe(Effect.provide(platform))
   }
   const helpWanted = args.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")
   return Effect.consoleWith((base) => run(argv).pipe(Effect.withConsole(helpConsole(base, helpWanted)))).pipe(
@@ -131,7 +144,7 @@ export const main = (argv: ReadonlyArray<string>) => {
       return Effect.as(jsonError(json, "internal_error", line, 1), 1)
     }),
     Effect.onInterrupt(() => Effect.void),
-    Effect.provide(NodeContext.layer)
+    Effect.provide(platform)
   )
 }
 

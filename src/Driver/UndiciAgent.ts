@@ -13,15 +13,24 @@
  */
 /// <reference path="./UndiciFiles.d.ts" />
 import type { Agent as UndiciAgent, Dispatcher } from "undici"
-import AgentClass from "undici/lib/dispatcher/agent.js"
-import apiRequest from "undici/lib/api/api-request.js"
 
-/** The undici `Agent` class. @category constructors */
-export const Agent: typeof UndiciAgent = AgentClass
-
-/** An undici `Agent`. @category models */
 export type Agent = UndiciAgent
 
-/** `agent.request(options)`, as undici's index would install it. @category requests */
-export const request = (agent: Agent, options: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> =>
-  apiRequest.call(agent, options)
+/** @category models */
+export interface Undici {
+  readonly Agent: typeof UndiciAgent
+  readonly request: (agent: Agent, options: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>
+}
+
+let loading: Promise<Undici> | undefined
+
+/**
+ * The two files, loaded when the first connection is opened, not when the daemon starts: a daemon
+ * that has not reached Weaviate yet (and every CLI command that never does) does not initialize
+ * undici's 350 KB. In the bundle `import()` becomes a `require` of code in the file, run on first use
+ * (scripts/build.mjs).
+ */
+export const load = (): Promise<Undici> =>
+  loading ??= Promise.all([import("undici/lib/dispatcher/agent.js"), import("undici/lib/api/api-request.js")]).then(
+    ([agent, api]) => ({ Agent: agent.default, request: (on, options) => api.default.call(on, options) })
+  )

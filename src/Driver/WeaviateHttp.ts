@@ -221,8 +221,9 @@ export const make = (
     const apiKey = yield* resolveApiKey(connection, options.env)
     const tls = yield* tlsOptions(connection)
     const timeouts = yield* Timeouts
+    const undici = yield* Effect.promise(Undici.load)
     const agent = yield* Effect.acquireRelease(
-      Effect.sync(() => new Undici.Agent({ connect: { ...tls, timeout: 10_000 } })),
+      Effect.sync(() => new undici.Agent({ connect: { ...tls, timeout: 10_000 } })),
       (agent) => Effect.promise(() => agent.destroy().catch(() => undefined))
     )
     const baseUrl = connection.baseUrl
@@ -235,7 +236,7 @@ export const make = (
     const request = (req: Request): Effect.Effect<Response, AuthenticationFailed | ConnectionFailed> =>
       Effect.flatMap(FiberRef.get(Tracing.currentTraceState), (traceState) => send(req, traceState))
 
-    const send = makeSend({ agent, baseUrl, connection, secret, scrub, timeouts })
+    const send = makeSend({ undici, agent, baseUrl, connection, secret, scrub, timeouts })
 
     const requestOk = (req: Request): Effect.Effect<Response, RequestError> =>
       Effect.flatMap(request(req), (response) =>
@@ -270,6 +271,7 @@ export const make = (
 
 /** What sending a request needs from its connection. */
 interface SendContext {
+  readonly undici: Undici.Undici
   readonly agent: Undici.Agent
   readonly baseUrl: string
   readonly connection: Connection
@@ -279,7 +281,7 @@ interface SendContext {
 }
 
 /** Sending one request of a connection: the exchange, its span when traced, its time-out, auth failures. */
-const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts }: SendContext) => {
+const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts, undici }: SendContext) => {
   /**
    * One exchange with undici directly: the request and its body are sent as they are, the answer
    * read whole. Interruption aborts it (the signal of `Effect.async`). (@effect/platform's
@@ -299,7 +301,7 @@ const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts }: SendC
         signal.removeEventListener("abort", abort)
         if (!signal.aborted) resume(effect)
       }
-      Undici.request(agent, { origin: baseUrl, path: pathWithQuery(req), method: req.method, headers, body: body ?? null, signal: controller.signal })
+      undici.request(agent, { origin: baseUrl, path: pathWithQuery(req), method: req.method, headers, body: body ?? null, signal: controller.signal })
         .then((answer) => {
           status = answer.statusCode
           const contentType = answer.headers["content-type"]

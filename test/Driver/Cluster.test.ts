@@ -230,7 +230,8 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
     expect(bounded.ms).toBeLessThan(10_000)
     // a statement is bounded by its timeout_seconds, and its time-out names the degraded cluster and the node
     expect(statement.r.exit).toBe("failure")
-    expect(statement.r.cause).toMatch(/^RequestTimeout: Statement timed out after 2 s \(timeout_seconds\); the cluster is degraded: node3 is/)
+    // (Under load another node may be reported unhealthy for a moment too, listed before node3.)
+    expect(statement.r.cause).toMatch(/^RequestTimeout: Statement timed out after 2 s \(timeout_seconds\); the cluster is degraded: (?:\S+ is [A-Z_]+; )*node3 is [A-Z_]+/)
     expect(statement.ms).toBeLessThan(10_000)
     // count_rows (an Aggregate, Weaviate's default level) waits on the dead node too: bounded, named
     expect(toolErrorText(counted.r)).toMatch(/^timeout: The cluster is degraded \(.*node3.*\).*within 3 s/)
