@@ -240,6 +240,7 @@ const FOREIGN_FLAGS: Readonly<Record<string, string>> = {
   "--trace-gc-nvp": "node (V8)",
   "--single-threaded-gc": "node (V8)",
   "--no-allocation-site-pretenuring": "node (V8)",
+  "--min-semi-space-size": "node (V8)",
   "--trace-deopt": "node (V8)",
   "--perf-basic-prof": "node (V8)",
   "--no-flush-bytecode": "node (V8)",
