@@ -293,9 +293,9 @@ const main = async () => {
     const started = await serve(home, probe)
     daemon = started.child
     const oursMeasured = { pid: started.child.pid!, probeFile: probe.file }
-    // The baseline build starts right after ours, and neither has a client connected during
-    // execute_query's turns (the SDK clients connect after them): the same build in both slots measured
-    // 1.14–1.23× in ours when ours started first and kept the SDK client's session (docs/benchmarks.md).
+    // The other servers start right after ours, and no server has a client connected during
+    // execute_query's turns (the SDK clients connect after them), so the sides differ only in their
+    // build; the warm-up in turns (`interleaved`) is what made the same build measure alike in both slots.
     const baselineProbe = ServerCost.probe()
     const baselineStarted = baselineHome === undefined ? undefined : await serve(baselineHome, baselineProbe, BASELINE_BIN, "baseline-build-execute_query")
     baselineDaemon = baselineStarted?.child
