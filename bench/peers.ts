@@ -169,10 +169,11 @@ const interleaved = async (contenders: ReadonlyArray<Contender>): Promise<Readon
   // warm-ups (~20 s), long enough for V8's memory reducer to shrink its young generation: it then ran
   // the timed calls with twice the scavenges (34 against 16 per 1,000 calls) and about 1.15× the CPU
   // of the same build in the last slot (docs/benchmarks.md, "Issue 27, eighth session").
+  // Ten turns of WARMUP / 10 calls each (turn t makes calls [WARMUP * t / 10, WARMUP * (t + 1) / 10)).
   const warmupTurns = 10
-  const perWarmupTurn = Math.ceil(WARMUP / warmupTurns)
-  for (let round = 0; round < warmupTurns && WARMUP > 0; round++) {
-    for (const k of turn(round)) for (let i = 0; i < perWarmupTurn; i++) await contenders[k]!.call(round * perWarmupTurn + i)
+  const warmupStart = (t: number) => Math.floor((WARMUP * t) / warmupTurns)
+  for (let round = 0; round < warmupTurns; round++) {
+    for (const k of turn(round)) for (let i = warmupStart(round); i < warmupStart(round + 1); i++) await contenders[k]!.call(i)
   }
   const perRound = Math.ceil(EXECUTE_CALLS / ROUNDS)
   const sides = contenders.map(() => ({ samples: [] as Array<number>, rounds: [] as Array<ServerCost.Cost> }))
@@ -183,7 +184,7 @@ const interleaved = async (contenders: ReadonlyArray<Contender>): Promise<Readon
       const timed = async () => {
         for (let i = 0; i < perRound; i++) {
           const started = performance.now()
-          await contender.call(warmupTurns * perWarmupTurn + round * perRound + i)
+          await contender.call(WARMUP + round * perRound + i)
           side.samples.push(performance.now() - started)
         }
       }

@@ -270,13 +270,14 @@ const measureAll = async (servers: ReadonlyArray<Served>): Promise<Map<string, M
   // left idle while the others ran (up to ~15 s) had its young generation shrunk by V8's memory reducer,
   // and paid for it in its window, the more the more it allocates per request (docs/benchmarks.md,
   // "Issue 27, eighth session").
-  for (let round = 0; round < ROUNDS; round++) {
+  // (wrk runs whole seconds, at least one: a knob set to 0 skips its load.)
+  for (let round = 0; round < ROUNDS && WARMUP_MS > 0; round++) {
     for (const { target } of turn(round)) await Wrk.run(target, { connections: CONNECTIONS, durationMs: WARMUP_MS / ROUNDS })
   }
   const windows = new Map(servers.map((s) => [s.target.name, [] as Array<Awaited<ReturnType<typeof window>>>]))
   for (let round = 0; round < ROUNDS; round++) {
     for (const server of turn(round)) {
-      await Wrk.run(server.target, { connections: CONNECTIONS, durationMs: REWARM_MS })
+      if (REWARM_MS > 0) await Wrk.run(server.target, { connections: CONNECTIONS, durationMs: REWARM_MS })
       windows.get(server.target.name)!.push(await window(server))
     }
   }
