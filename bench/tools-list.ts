@@ -1,51 +1,38 @@
 /**
  * Benchmark: `tools/list` throughput over keep-alive HTTP on 127.0.0.1, modern era.
  *
- * The servers run in this process, pinned to core 0; the load comes from `wrk` (Debian's package, a C
- * load generator whose one-core ceiling is far above any Node server's) pinned to core 1, 64
- * keep-alive connections, `DURATION_MS` per server after a `WARMUP_MS` warm-up (default 3 s: after
+ * Every server runs in a process of its own, pinned to core 0; the load comes from `wrk` (Debian's
+ * package, a C load generator whose one-core ceiling is far above any Node server's) pinned to core 1,
+ * 64 keep-alive connections, `DURATION_MS` per server after a `WARMUP_MS` warm-up (default 3 s: after
  * 1 s our daemon's code was still being optimized, which cut its requests/s and raised its p99 in the
  * measured window; every server gets the same, in turns), in `ROUNDS` (default 3) turns, each window
  * after `REWARM_MS` (default 1 s) of unmeasured load, see `measureAll` (`bench/support/Wrk.ts`,
  * `bench/support/Cores.ts`).
  * Measured in the same run:
- * - `node:http`: a bare server answering fixed bytes, as many as our `tools/list` response (the ceiling);
- * - `lean-node`: plain `node:http` doing only the per-request work the contract asks (token HMAC,
- *   header checks, JSON parse, a chained activity line and a log line per request), printed beside:
- *   how close to the ceiling that work alone allows;
- * - ours with the default configuration: token authentication ON, the first-run token sent as a bearer
- *   token, rate limit off (64 connections of one principal would otherwise be limited, as they should);
+ * - ours: the built CLI, as users run it (`weaviate-mcp serve`), with its defaults: token authentication
+ *   ON, the first-run token sent as a bearer token, rate limit off (64 connections of one principal
+ *   would otherwise be limited, as they should), its operational log (a line per request) to a file;
  * - ours with `--auth off` (reported beside it);
- * - `sdk-v2`: the official SDK v2 server (`createMcpHandler` from `@modelcontextprotocol/server`, a
- *   server built per request, modern era only, JSON responses) behind the official Node adapter
- *   (`toNodeHandler` from `@modelcontextprotocol/node`), listing the same tool descriptors and sent
- *   the same modern request.
+ * - the baselines, plain JavaScript (`bench/support/tools-list-servers.mjs`): `node:http`, a bare
+ *   server answering fixed bytes, as many as our `tools/list` response (the ceiling); `lean-node`,
+ *   plain `node:http` doing only the per-request work the contract asks (token HMAC, header checks,
+ *   JSON parse, a chained activity line and a log line per request): how close to the ceiling that
+ *   work alone allows; `sdk-v2`, the official SDK v2 server (`createMcpHandler` from
+ *   `@modelcontextprotocol/server`, a server built per request, modern era only, JSON responses) behind
+ *   the official Node adapter (`toNodeHandler` from `@modelcontextprotocol/node`), listing the same
+ *   tool descriptors and sent the same modern request.
  * Prints requests/s, p50 and p99 per server, and merges the `tools/list` rows (ours with authentication
  * on against `node:http` and `sdk-v2`; authentication off against `node:http`) into `bench/results.json`.
- * Run with `npm run bench:tools-list` (`DURATION_MS=n`, `CONNECTIONS=n` to change the load;
- * `SERVERS=node:http,ours` measures only those; `BENCH_BASELINE_DIR=/path/to/another/checkout` adds
- * ours as that checkout has it, in the same turns, to measure a change against the code without it).
+ * Run with `npm run bench:tools-list` after `npm run build` (`DURATION_MS=n`, `CONNECTIONS=n` to change
+ * the load; `SERVERS=node:http,ours` measures only those; `BENCH_BASELINE_BIN=/other/bin/weaviate-mcp.js`
+ * adds another build of ours, in the same turns, to measure a change against the code without it).
  */
-import { toNodeHandler } from "@modelcontextprotocol/node"
-import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
-import * as ConfigProvider from "effect/ConfigProvider"
-import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as NodeChildProcess from "node:child_process"
-import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
-import type * as NodeNet from "node:net"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import * as Daemon from "../src/Daemon/Daemon.ts"
-import * as Logging from "../src/Daemon/Logging.ts"
-import { Home } from "../src/Base/Home.ts"
-import * as Settings from "../src/Daemon/Settings.ts"
-import { BoundAddress } from "../src/Mcp/HttpTransport.ts"
 import * as Cores from "./support/Cores.ts"
-import * as Tracing from "../src/Tracing/Tracing.ts"
 import { merge, percentile, type Row } from "./support/Results.ts"
 import * as Profiles from "./support/Profiles.ts"
 import * as ServerCost from "./support/ServerCost.ts"
@@ -57,128 +44,17 @@ const CONNECTIONS = Math.min(Math.max(Number(process.env.CONNECTIONS ?? 64), 1),
 const ROUNDS = Math.min(Math.max(Number(process.env.ROUNDS ?? 3), 1), 10)
 /** Unmeasured load just before each measured window (`REWARM_MS`, default 1000; wrk counts whole seconds): see `measureAll`. */
 const REWARM_MS = Math.min(Math.max(Number(process.env.REWARM_MS ?? 1000), 0), 10_000)
-const BASELINE_DIR = process.env.BENCH_BASELINE_DIR
 const BASELINE_NAME = "baseline-build"
 const MODERN = "2026-07-28"
 const SERVERS = new Set((process.env.SERVERS ?? "node:http,lean-node,ours,ours-auth-off,sdk-v2").split(",").map((name) => name.trim()))
 
 // ===== The servers =====
 
-const homes: Array<string> = []
-
-/** The daemon with its defaults but the rate limit, in a fresh home; resolves its first-run token. */
-const daemon = (auth: "tokens" | "off") => {
-  const home = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-"))
-  homes.push(home)
-  let bearer: string | undefined
-  const layer = Layer.unwrapEffect(Effect.gen(function*() {
-    const defaults = yield* Effect.orDie(Effect.withConfigProvider(Settings.ServeSettings, ConfigProvider.fromJson({})))
-    return Daemon.layer({
-      settings: { ...defaults, auth, rateLimit: 0 },
-      port: 0,
-      // OTEL_EXPORTER_OTLP_ENDPOINT measures the daemon with its span exporter on.
-      otlpTracesUrl: Tracing.tracesUrl(undefined),
-      onDefaultToken: (created) => Effect.sync(() => (bearer = created.token))
-    })
-  })).pipe(Layer.provide(Layer.effect(Home, Home.make(home))))
-  // The operational log as `serve` writes it (logfmt, info, every line redacted), to a file in the
-  // home instead of the terminal, batched per tick as `serve` batches its stderr.
-  const logFd = NodeFs.openSync(NodePath.join(home, "serve.log"), "a", 0o600)
-  const logging = Logging.layer({ format: "text", level: "info", sink: Logging.batchedSink((text) => void NodeFs.writeSync(logFd, text)) })
-  const runtime = ManagedRuntime.make(Layer.provide(layer, logging))
-  return {
-    runtime,
-    target: async (name: string): Promise<Wrk.Target> => {
-      const address = await runtime.runPromise(BoundAddress)
-      const request = modernRequest(`${address.url}/mcp`, name)
-      return bearer === undefined ? request : { ...request, headers: { ...request.headers, authorization: `Bearer ${bearer}` } }
-    }
-  }
-}
-
-const listen = (server: NodeHttp.Server) =>
-  new Promise<string>((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as NodeNet.AddressInfo).port}/mcp`))
-  )
-
-const close = (server: NodeHttp.Server) =>
-  new Promise<void>((resolve) => {
-    server.closeAllConnections()
-    server.close(() => resolve())
-  })
-
-/** Fixed bytes for every request, after reading the body (as any server must). */
-const bareServer = (body: Buffer) =>
-  NodeHttp.createServer((request, response) => {
-    request.resume()
-    request.on("end", () => {
-      response.writeHead(200, { "content-type": "application/json", "content-length": body.length })
-      response.end(body)
-    })
-  })
-
-/**
- * `lean-node`: plain `node:http` doing only the per-request work the contract asks of a `tools/list`,
- * without any framework: the Host and protocol-version checks, the bearer token checked by HMAC
- * against a salted digest, the JSON body parsed, the id spliced into the cached reply, one
- * SHA-256-chained activity line and one log line per request (both appended to files once per tick).
- * It shows how far the 0.6× target is reachable at all with that work.
- */
-const leanServer = (reply: Buffer, token: string, dir: string) => {
-  const salt = NodeCrypto.randomBytes(16)
-  const digest = NodeCrypto.createHmac("sha256", salt).update(token).digest()
-  const activity = NodeFs.openSync(NodePath.join(dir, "lean-activity.log"), "a", 0o600)
-  const log = NodeFs.openSync(NodePath.join(dir, "lean-serve.log"), "a", 0o600)
-  // The reply without its id: `{"jsonrpc":"2.0","id":1,` is re-made per request.
-  const head = Buffer.from("{\"jsonrpc\":\"2.0\",\"id\":1,")
-  if (!reply.subarray(0, head.length).equals(head)) throw new Error("lean-node: the reply does not start with the expected id")
-  const rest = reply.subarray(head.length)
-  let previous = "0".repeat(64)
-  let activityLines = ""
-  let logLines = ""
-  const flush = () => {
-    NodeFs.write(activity, activityLines, () => {})
-    NodeFs.write(log, logLines, () => {})
-    activityLines = ""
-    logLines = ""
-  }
-  return NodeHttp.createServer((request, response) => {
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => {
-      const started = performance.now()
-      const refuse = (status: number) => (response.writeHead(status), response.end())
-      if (request.headers.host === undefined || request.headers["mcp-protocol-version"] !== MODERN) return refuse(400)
-      const bearer = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.authorization ?? "")
-      if (bearer === null) return refuse(401)
-      const presented = NodeCrypto.createHmac("sha256", salt).update(bearer[1]!).digest()
-      if (!NodeCrypto.timingSafeEqual(presented, digest)) return refuse(401)
-      const message = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { id: unknown; method: unknown }
-      if (message.method !== "tools/list") return refuse(400)
-      const id = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},`)
-      response.writeHead(200, { "content-type": "application/json", "content-length": id.length + rest.length })
-      response.write(id)
-      response.end(rest)
-      const line = JSON.stringify({ time: new Date().toISOString(), client: "weaviate-mcp-bench", method: "tools/list", outcome: "ok", prev: previous })
-      previous = NodeCrypto.createHash("sha256").update(line).digest("hex")
-      if (activityLines.length === 0) setImmediate(flush)
-      activityLines += `${line}\n`
-      logLines += `timestamp=${new Date().toISOString()} level=INFO message="mcp request" method=tools/list durationMs=${(performance.now() - started).toFixed(1)}\n`
-    })
-  })
-}
-
-/** The official SDK v2 server: `createMcpHandler` builds a server per request, as its docs show. */
-const sdkServer = (tools: ReadonlyArray<unknown>) => {
-  const handler = createMcpHandler(() => {
-    const mcp = new McpServer({ name: "weaviate-mcp-bench", version: "0.0.0" }, { capabilities: { tools: {} } })
-    mcp.server.setRequestHandler("tools/list", () => ({ tools: tools as never }))
-    return mcp
-  }, { legacy: "reject", responseMode: "json" })
-  const serve = toNodeHandler(handler)
-  // The adapter's structural request type is stricter than node's under exactOptionalPropertyTypes.
-  return NodeHttp.createServer((request, response) => void serve(request as never, response))
-}
+/** The built CLI, as users run it (`npm run build` first; `npm run bench` builds it). */
+const BIN = process.env.BENCH_BIN ?? NodePath.resolve(import.meta.dirname, "..", "bin", "weaviate-mcp.js")
+/** `BENCH_BASELINE_BIN=/other/bin/weaviate-mcp.js`: another build of ours in the same turns (an A/B experiment). */
+const BASELINE_BIN = process.env.BENCH_BASELINE_BIN
+const BASELINES = NodePath.join(import.meta.dirname, "support", "tools-list-servers.mjs")
 
 // ===== Requests =====
 
@@ -340,86 +216,83 @@ const rowsFor = (measured: Wrk.Measurement, against: Wrk.Measurement, baselineNa
 
 // ===== Each server in a process of its own =====
 
-/** What a server process prints once it listens: `SERVING {"url":…,"headers":…}`. */
-const SERVING = "SERVING "
-
 /**
- * A server process (`tools-list.ts --serve NAME REPLY_FILE [TOKEN DIR]`): ours with or without
- * authentication, or, given our reply, node:http, lean-node or sdk-v2. It serves until SIGTERM.
+ * Starts a server process on core 0 with the allocation probe, its stderr kept in `logFile`; resolves
+ * once it prints `listening on URL` (bounded to 60 s), with the bearer token it printed if any (the
+ * daemon's first-run token).
  */
-const serveOne = async (name: string, replyFile: string, token: string, dir: string) => {
-  const reply = () => NodeFs.readFileSync(replyFile)
-  let target: Wrk.Target
-  let stop: () => Promise<void>
-  if (name === "ours" || name === "ours-auth-off") {
-    const served = daemon(name === "ours" ? "tokens" : "off")
-    target = await served.target(name)
-    stop = () => served.runtime.dispose()
-  } else {
-    const server = name === "node:http"
-      ? bareServer(reply())
-      : name === "lean-node"
-      ? leanServer(reply(), token, dir)
-      : sdkServer((JSON.parse(reply().toString("utf8")) as { result: { tools: ReadonlyArray<unknown> } }).result.tools)
-    target = modernRequest(await listen(server), name)
-    stop = () => close(server)
-  }
-  process.once("SIGTERM", () =>
-    void stop().finally(() => {
-      for (const home of homes) NodeFs.rmSync(home, { recursive: true, force: true })
-      process.exit(0)
-    }))
-  process.stdout.write(`${SERVING}${JSON.stringify({ url: target.url, headers: target.headers })}\n`)
-}
-
-/** Starts a server process on core 0 with the allocation probe; resolves once it serves (bounded to 60 s). */
-const spawnServer = (name: string, args: ReadonlyArray<string>, children: Array<NodeChildProcess.ChildProcess>, script = import.meta.filename) =>
-  new Promise<Served>((resolve, reject) => {
+const spawnServer = (
+  name: string,
+  args: ReadonlyArray<string>,
+  logFile: string,
+  children: Array<NodeChildProcess.ChildProcess>,
+  withToken = false
+) =>
+  new Promise<Served & { readonly bearer: string | undefined }>((resolve, reject) => {
     const probe = ServerCost.probe()
-    const argv = [...probe.nodeArgs, "--import", "tsx", script, "--serve", name, ...args]
-    const [command, commandArgs] = Cores.onServerCore(process.execPath, argv)
-    const child = NodeChildProcess.spawn(command, commandArgs, { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, ...probe.env } })
+    const [command, commandArgs] = Cores.onServerCore(process.execPath, [...probe.nodeArgs, ...args])
+    const log = NodeFs.openSync(logFile, "a", 0o600)
+    const child = NodeChildProcess.spawn(command, commandArgs, {
+      stdio: ["ignore", "pipe", log],
+      env: { ...process.env, ...probe.env, ...Profiles.env(name) }
+    })
+    NodeFs.closeSync(log)
     children.push(child)
     let out = ""
     const timer = setTimeout(() => reject(new Error(`${name} did not start: ${out}`)), 60_000)
-    child.once("exit", (code) => reject(new Error(`${name} exited (${code}): ${out}`)))
+    child.once("exit", (code) => reject(new Error(`${name} exited (${code}): ${out}; see ${logFile}`)))
     child.stdout!.on("data", (chunk: Buffer) => {
       out += chunk.toString("utf8")
-      const line = out.split("\n").find((l) => l.startsWith(SERVING))
-      if (line === undefined) return
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1]
+      // A daemon with tokens prints its first-run token after the address.
+      const bearer = /Bearer (wmcp_[A-Za-z0-9_-]+)"/.exec(out)?.[1]
+      if (url === undefined || (withToken && bearer === undefined)) return
       clearTimeout(timer)
-      const { headers, url } = JSON.parse(line.slice(SERVING.length)) as { url: string; headers: Record<string, string> }
-      const base = modernRequest(url, script === import.meta.filename ? name : BASELINE_NAME)
-      resolve({ target: { ...base, headers }, pid: child.pid!, probeFile: probe.file })
+      resolve({ target: modernRequest(url, name), pid: child.pid!, probeFile: probe.file, bearer })
     })
   })
+
+/** Our daemon, built, with its defaults but the rate limit (64 connections of one principal would be limited), in a fresh home. */
+const spawnOurs = (name: string, bin: string, auth: "tokens" | "off", dir: string, children: Array<NodeChildProcess.ChildProcess>) => {
+  const home = NodeFs.mkdtempSync(NodePath.join(dir, "home-"))
+  // Its operational log (logfmt, info: a line per request, batched per tick) goes to a file, as lean-node's.
+  return spawnServer(name, [bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", ...(auth === "off" ? ["--auth", "off"] : [])], NodePath.join(home, "serve.log"), children, auth === "tokens")
+}
 
 const main = async () => {
   if (!Wrk.available) throw new Error("wrk is not installed: apt-get install wrk")
   // This process only starts the servers and reads wrk's reports: off the servers' core.
   Cores.pinToLoadCore()
   const children: Array<NodeChildProcess.ChildProcess> = []
-  const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-lean-"))
-  homes.push(dir)
+  const dir = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-"))
   try {
+    if (!NodeFs.existsSync(NodePath.join(NodePath.dirname(BIN), "..", "dist", "weaviate-mcp.cjs"))) {
+      throw new Error("the CLI is not built: run `npm run build` first (`npm run bench` does)")
+    }
     // Ours first: the others answer with its reply (the same bytes), lean-node checks its token.
-    const ours = await spawnServer("ours", [], children)
-    const response = await fetchOnce(ours.target)
+    const ours = await spawnOurs("ours", BIN, "tokens", dir, children)
+    if (ours.bearer === undefined) throw new Error("ours printed no first-run token")
+    const oursTarget = { ...ours.target, headers: { ...ours.target.headers, authorization: `Bearer ${ours.bearer}` } }
+    const response = await fetchOnce(oursTarget)
     const replyFile = NodePath.join(dir, "reply.json")
     NodeFs.writeFileSync(replyFile, response)
     const tools = (JSON.parse(response.toString("utf8")) as { result: { tools: ReadonlyArray<unknown> } }).result.tools
-    const bearer = /^Bearer (.+)$/.exec(ours.target.headers.authorization ?? "")?.[1] ?? ""
-    const others = await Promise.all(
-      (["ours-auth-off", "node:http", "lean-node", "sdk-v2"] as const).filter((name) => SERVERS.has(name)).map((name) => spawnServer(name, [replyFile, bearer, dir], children))
-    )
-    // `BENCH_BASELINE_DIR`: ours as another checkout builds it, in the same turns (an A/B experiment).
-    // Ours with authentication, or without it when only that is measured.
+    const others = await Promise.all([
+      ...(SERVERS.has("ours-auth-off") ? [spawnOurs("ours-auth-off", BIN, "off", dir, children)] : []),
+      ...(["node:http", "lean-node", "sdk-v2"] as const).filter((name) => SERVERS.has(name)).map((name) =>
+        spawnServer(name, [BASELINES, name, replyFile, ours.bearer!, dir], NodePath.join(dir, `${name.replace(":", "-")}.log`), children)
+      )
+    ])
+    // `BENCH_BASELINE_BIN`: another build of ours in the same turns (an A/B experiment), with
+    // authentication, or without it when only that is measured.
     const baselineOf = SERVERS.has("ours") ? "ours" : "ours-auth-off"
-    const baselineBuild = BASELINE_DIR === undefined ? [] : [await spawnServer(baselineOf, [], children, NodePath.join(BASELINE_DIR, "bench", "tools-list.ts"))]
-    const byName = new Map([ours, ...others, ...baselineBuild].map((s) => [s.target.name, s]))
-    // lean-node is sent exactly what ours is (its token included).
-    const lean = byName.get("lean-node")
-    if (lean !== undefined) byName.set("lean-node", { ...lean, target: { ...lean.target, headers: { ...ours.target.headers } } })
+    const baselineBuild = BASELINE_BIN === undefined
+      ? []
+      : [await spawnOurs(BASELINE_NAME, BASELINE_BIN, baselineOf === "ours" ? "tokens" : "off", dir, children)]
+    // Every server is sent exactly what ours is (each daemon its own first-run token, lean-node ours).
+    const withToken = (s: Awaited<ReturnType<typeof spawnServer>>) =>
+      ({ ...s, target: { ...s.target, headers: { ...s.target.headers, authorization: `Bearer ${s.bearer ?? ours.bearer}` } } })
+    const byName = new Map([ours, ...others, ...baselineBuild].map((s) => [s.target.name, withToken(s)]))
     const sdk = byName.get("sdk-v2")
     const sdkBytes = sdk === undefined ? 0 : (await fetchOnce(sdk.target)).length
     console.log(
@@ -461,18 +334,11 @@ const main = async () => {
     merge(rows)
   } finally {
     await Promise.all(children.map(Profiles.stop))
-    for (const home of homes) NodeFs.rmSync(home, { recursive: true, force: true })
+    NodeFs.rmSync(dir, { recursive: true, force: true })
   }
 }
 
-if (process.argv[2] === "--serve") {
-  serveOne(process.argv[3]!, process.argv[4] ?? "", process.argv[5] ?? "", process.argv[6] ?? "").catch((error) => {
-    console.error(error)
-    process.exit(1)
-  })
-} else {
-  main().catch((error) => {
-    console.error(error)
-    process.exitCode = 1
-  })
-}
+main().catch((error) => {
+  console.error(error)
+  process.exitCode = 1
+})

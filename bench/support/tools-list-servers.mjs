@@ -1,0 +1,111 @@
+// The baselines of `bench:tools-list`, each run as a process of its own:
+//   node tools-list-servers.mjs NAME REPLY_FILE TOKEN DIR   → prints `listening on http://127.0.0.1:PORT/mcp`
+// - `node:http`: a bare server answering REPLY_FILE's bytes (our `tools/list` answer) to every request,
+//   after reading its body (as any server must): the ceiling;
+// - `lean-node`: plain `node:http` doing only the per-request work the contract asks of a `tools/list`,
+//   without any framework: the Host and protocol-version checks, the bearer token checked by HMAC
+//   against a salted digest, the JSON body parsed, the id spliced into the cached reply, one
+//   SHA-256-chained activity line and one log line per request (both appended to files in DIR once per
+//   tick). It shows how far the 0.6× target is reachable at all with that work;
+// - `sdk-v2`: the official SDK v2 server (`createMcpHandler` from `@modelcontextprotocol/server`, a
+//   server built per request, modern era only, JSON responses) behind the official Node adapter
+//   (`toNodeHandler` from `@modelcontextprotocol/node`), listing the tools of REPLY_FILE.
+// Plain JavaScript, as the daemon under test is (the built CLI): run through a TypeScript loader, every
+// function a server creates per request would also pay the loader's `__name` call (esbuild's
+// `keepNames`), which the shipped bundle does not have.
+import { toNodeHandler } from "@modelcontextprotocol/node"
+import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
+import * as NodeCrypto from "node:crypto"
+import * as NodeFs from "node:fs"
+import * as NodeHttp from "node:http"
+import * as NodePath from "node:path"
+
+const MODERN = "2026-07-28"
+
+/** Fixed bytes for every request, after reading the body. */
+const bareServer = (body) =>
+  NodeHttp.createServer((request, response) => {
+    request.resume()
+    request.on("end", () => {
+      response.writeHead(200, { "content-type": "application/json", "content-length": body.length })
+      response.end(body)
+    })
+  })
+
+const leanServer = (reply, token, dir) => {
+  const salt = NodeCrypto.randomBytes(16)
+  const digest = NodeCrypto.createHmac("sha256", salt).update(token).digest()
+  const activity = NodeFs.openSync(NodePath.join(dir, "lean-activity.log"), "a", 0o600)
+  const log = NodeFs.openSync(NodePath.join(dir, "lean-serve.log"), "a", 0o600)
+  // The reply without its id: `{"jsonrpc":"2.0","id":1,` is re-made per request.
+  const head = Buffer.from("{\"jsonrpc\":\"2.0\",\"id\":1,")
+  if (!reply.subarray(0, head.length).equals(head)) throw new Error("lean-node: the reply does not start with the expected id")
+  const rest = reply.subarray(head.length)
+  let previous = "0".repeat(64)
+  let activityLines = ""
+  let logLines = ""
+  const flush = () => {
+    NodeFs.write(activity, activityLines, () => {})
+    NodeFs.write(log, logLines, () => {})
+    activityLines = ""
+    logLines = ""
+  }
+  return NodeHttp.createServer((request, response) => {
+    const chunks = []
+    request.on("data", (chunk) => chunks.push(chunk))
+    request.on("end", () => {
+      const started = performance.now()
+      const refuse = (status) => (response.writeHead(status), response.end())
+      if (request.headers.host === undefined || request.headers["mcp-protocol-version"] !== MODERN) return refuse(400)
+      const bearer = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.authorization ?? "")
+      if (bearer === null) return refuse(401)
+      const presented = NodeCrypto.createHmac("sha256", salt).update(bearer[1]).digest()
+      if (!NodeCrypto.timingSafeEqual(presented, digest)) return refuse(401)
+      const message = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+      if (message.method !== "tools/list") return refuse(400)
+      const id = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},`)
+      response.writeHead(200, { "content-type": "application/json", "content-length": id.length + rest.length })
+      response.write(id)
+      response.end(rest)
+      const line = JSON.stringify({ time: new Date().toISOString(), client: "weaviate-mcp-bench", method: "tools/list", outcome: "ok", prev: previous })
+      previous = NodeCrypto.createHash("sha256").update(line).digest("hex")
+      if (activityLines.length === 0) setImmediate(flush)
+      activityLines += `${line}\n`
+      logLines += `timestamp=${new Date().toISOString()} level=INFO message="mcp request" method=tools/list durationMs=${(performance.now() - started).toFixed(1)}\n`
+    })
+  })
+}
+
+/** The official SDK v2 server: `createMcpHandler` builds a server per request, as its docs show. */
+const sdkServer = (tools) => {
+  const handler = createMcpHandler(() => {
+    const mcp = new McpServer({ name: "weaviate-mcp-bench", version: "0.0.0" }, { capabilities: { tools: {} } })
+    mcp.server.setRequestHandler("tools/list", () => ({ tools }))
+    return mcp
+  }, { legacy: "reject", responseMode: "json" })
+  const serve = toNodeHandler(handler)
+  return NodeHttp.createServer((request, response) => void serve(request, response))
+}
+
+const [name, replyFile, token, dir] = process.argv.slice(2)
+if (name === undefined || replyFile === undefined) {
+  console.error("usage: tools-list-servers.mjs node:http|lean-node|sdk-v2 REPLY_FILE [TOKEN DIR]")
+  process.exit(2)
+}
+const reply = NodeFs.readFileSync(replyFile)
+const server = name === "node:http"
+  ? bareServer(reply)
+  : name === "lean-node"
+  ? leanServer(reply, token ?? "", dir ?? ".")
+  : name === "sdk-v2"
+  ? sdkServer(JSON.parse(reply.toString("utf8")).result.tools)
+  : undefined
+if (server === undefined) {
+  console.error(`unknown server: ${name}`)
+  process.exit(2)
+}
+server.listen(0, "127.0.0.1", () => process.stdout.write(`listening on http://127.0.0.1:${server.address().port}/mcp\n`))
+process.once("SIGTERM", () => {
+  server.closeAllConnections()
+  server.close(() => process.exit(0))
+})
