@@ -72,7 +72,10 @@ export type Entry =
   | { readonly type: "anchor"; readonly time: string; readonly pruned: number; readonly prev: string; readonly hash: string }
 
 /** @category constructors */
-export const sha256 = (text: string): string => NodeCrypto.createHash("sha256").update(text, "utf8").digest("hex")
+export const sha256: (text: string) => string = typeof NodeCrypto.hash === "function"
+  // One call, no Hash object (Node 20.12 and later): every line and statement of every call is hashed.
+  ? (text) => NodeCrypto.hash("sha256", text, "hex")
+  : (text) => NodeCrypto.createHash("sha256").update(text, "utf8").digest("hex")
 
 /** The digest of a statement as the log stores it. @category constructors */
 export const statementDigest = (text: string): string => `sha256:${sha256(text)}`

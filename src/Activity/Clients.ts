@@ -86,13 +86,17 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
       // A change wakes the writer, which waits `writeEvery` and writes: no timer runs while nothing changes.
       // `dirty` says whether anything changed since the last write: a change that a write (`writeNow`
       // at start) already carried is not written again when the writer wakes.
+      // Only the first change after a write wakes it: every call begins and ends with a change.
       const changed = yield* Queue.sliding<void>(1)
       let dirty = false
       const touch = () => {
+        if (dirty) return
         dirty = true
         Queue.unsafeOffer(changed, undefined)
       }
-      const keyOf = (c: Caller) => JSON.stringify([c.name, c.version, c.principal, c.era])
+      // Each part with its length first, so that no two callers share a key (names are the client's).
+      const part = (text: string | null) => (text === null ? "-" : `${text.length}:${text}`)
+      const keyOf = (c: Caller) => `${part(c.principal)}${part(c.era)}${part(c.name)}${part(c.version)}`
       const seenWithin = Duration.toMillis(SEEN_WITHIN)
 
       const seen = (now: number): ReadonlyArray<SeenClient> => {

@@ -672,11 +672,10 @@ const makeIntake = (deps: Deps, methods: ReturnType<typeof makeMethods>) => {
     if (JsonRpc.isResponse(body)) {
       return Effect.succeed(errorResponse(JsonRpc.readableId(body), new InvalidRequest({ message: "Invalid request: the server does not take JSON-RPC responses" })))
     }
-    const decoded = JsonRpc.decodeMessage(body)
-    if (Either.isLeft(decoded)) {
+    const message = JsonRpc.decodeMessage(body)
+    if (message === undefined) {
       return Effect.succeed(errorResponse(JsonRpc.readableId(body), new InvalidRequest({ message: "Invalid request: not a JSON-RPC 2.0 request" })))
     }
-    const message = decoded.right
     if (message.id === undefined) return pause.isPaused() ? Effect.succeed(errorResponse(null, paused())) : notification(request, message)
     const id = message.id
     const params = message.params ?? {}
@@ -751,7 +750,9 @@ const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>) => {
   }
 
   const handle = (request: HttpTransport.HttpRequest): Effect.Effect<HttpTransport.HttpResponse> => {
-    const refused = headAnswer(request, () => idOfBody(request.body))
+    // A request `admit` authenticated passed its head's checks there; any other (refused from its
+    // head, or from a transport without `admit`) is checked here, with the id of its body.
+    const refused = Either.isEither(request.admitted) ? undefined : headAnswer(request, () => idOfBody(request.body))
     if (refused !== undefined) return Effect.succeed(refused)
     const origin = request.headers.origin
     if (origin === undefined) return post(request)

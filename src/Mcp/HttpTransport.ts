@@ -696,7 +696,12 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
   const handler = yield* HttpHandler
   const limits: Limits = { ...defaultLimits, ...options.limits }
   const host = options.host ?? "127.0.0.1"
-  const runFork: Pipeline["runFork"] = Runtime.runFork(yield* Effect.runtime<never>())
+  // Request fibers start with an empty context: what they run needs none (the handler's effects have
+  // no requirements), and a handler that provides a request's services (`Effect.provide`) copies the
+  // fiber's context into a new map once per request. With the daemon's services in it, that copy was
+  // 7 KB of a tool call's allocation (docs/benchmarks.md, "Issue 27, ninth session").
+  const runtime = yield* Effect.runtime<never>()
+  const runFork: Pipeline["runFork"] = Runtime.runFork(Runtime.make({ ...runtime, context: Context.empty() }))
   const fibers = yield* FiberSet.make<void, never>()
   const lifecycle = yield* Lifecycle
   const slots = makeSlots(limits)

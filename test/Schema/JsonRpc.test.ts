@@ -1,0 +1,54 @@
+/**
+ * `JsonRpc.decodeMessage` checks a body in place with the rules of the `Message` schema: it must
+ * accept exactly what the schema's decoder accepts, and give the same message.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
+import fc from "fast-check"
+import * as JsonRpc from "../../src/Schema/JsonRpc.ts"
+
+const bySchema = Schema.decodeUnknownEither(JsonRpc.Message)
+
+/** Bodies near the boundary: every member right, or each wrong in its own way. */
+const member = <A>(right: fc.Arbitrary<A>) => fc.option(fc.oneof(right, fc.anything()), { nil: undefined })
+const envelope = fc.record({
+  jsonrpc: member(fc.constantFrom("2.0", "1.0", "2")),
+  id: member(fc.oneof(fc.string(), fc.integer(), fc.double(), fc.constantFrom(0, -0, 2 ** 53, 1e21, Number.MAX_SAFE_INTEGER))),
+  method: member(fc.string()),
+  params: member(fc.oneof(fc.dictionary(fc.string(), fc.jsonValue()), fc.array(fc.jsonValue()), fc.constant(null))),
+  extra: member(fc.jsonValue())
+}, { requiredKeys: [] })
+
+const same = (body: unknown) => {
+  const expected = bySchema(body)
+  const actual = JsonRpc.decodeMessage(body)
+  if (Either.isLeft(expected)) return assert.isUndefined(actual, `refused by the schema: ${JSON.stringify(body)}`)
+  assert.deepStrictEqual(actual, expected.right, JSON.stringify(body))
+}
+
+describe("JsonRpc.decodeMessage", () => {
+  it("accepts exactly what the Message schema accepts, with the same message", () => {
+    fc.assert(fc.property(envelope, same), { numRuns: 2000 })
+    fc.assert(fc.property(fc.anything(), same), { numRuns: 1000 })
+    // JSON as clients send it, through JSON.parse (own `__proto__` members included).
+    fc.assert(fc.property(envelope, (body) => same(JSON.parse(JSON.stringify(body)))), { numRuns: 500 })
+  })
+
+  it("keeps an id as sent: a string, or a safe integer including 0; nothing else", () => {
+    for (const id of ["", "a", 0, 7, -3, Number.MAX_SAFE_INTEGER]) {
+      assert.strictEqual(JsonRpc.decodeMessage({ jsonrpc: "2.0", id, method: "m" })?.id, id)
+    }
+    for (const id of [1.5, 2 ** 53, 1e21, Number.NaN, null, true, {}, []]) {
+      assert.isUndefined(JsonRpc.decodeMessage({ jsonrpc: "2.0", id, method: "m" }), String(id))
+    }
+  })
+
+  it("keeps params as parsed, and refuses params that are not an object", () => {
+    const params = JSON.parse(`{"__proto__":{"polluted":true},"a":1}`) as Record<string, unknown>
+    const message = JsonRpc.decodeMessage({ jsonrpc: "2.0", id: 1, method: "m", params })
+    assert.strictEqual(message?.params, params)
+    assert.isUndefined(({} as Record<string, unknown>)["polluted"])
+    for (const bad of [[], null, "x", 1]) assert.isUndefined(JsonRpc.decodeMessage({ jsonrpc: "2.0", method: "m", params: bad }))
+  })
+})
