@@ -66,12 +66,13 @@ const COMMANDS = new Set([
 
 /**
  * One cache file per build of the bundle, Node binary, V8 flags and command: V8 checks its version,
- * its flags and the source's length itself, the name adds the source's content, and the command keeps
- * `serve`'s code apart from `tokens list`'s (V8 caches what a run compiled, and never adds to a file).
+ * its flags and the source's length itself, the name adds the build (`readBundle`), and the command
+ * keeps `serve`'s code apart from `tokens list`'s (V8 caches what a run compiled, and never adds to a
+ * file).
  */
-const cacheFile = (directory, source) => {
+const cacheFile = (directory, identity) => {
   const command = COMMANDS.has(process.argv[2]) ? process.argv[2] : "other"
-  const build = createHash("sha256").update(source).digest("hex").slice(0, 16)
+  const build = createHash("sha256").update(identity).digest("hex").slice(0, 16)
   const node = createHash("sha256").update(`${process.version} ${process.arch} ${process.execArgv.join(" ")}`).digest("hex").slice(0, 8)
   return { build, path: NodePath.join(directory, `${build}-${node}-${command}.bin`) }
 }
@@ -187,16 +188,38 @@ const followParent = () => {
   process.once("disconnect", () => process.kill(process.pid, "SIGTERM"))
 }
 
+/**
+ * The bundle's source, and which build it is: its device, inode, size and times, read through the
+ * descriptor the source is read from. Writing the file (a rebuild, an install, an edit) changes its
+ * ctime, which no copy or tool can set back, so a changed bundle is a new build; read while it was
+ * being written (its size or times moved during the read), it is no build at all, and runs without
+ * the cache. Hashing the source instead took 5–12 ms of every start (docs/benchmarks.md, "Issue 27,
+ * ninth session").
+ */
+const readBundle = () => {
+  const fd = NodeFs.openSync(bundle, "r")
+  try {
+    const before = NodeFs.fstatSync(fd, { bigint: true })
+    const source = NodeFs.readFileSync(fd, "latin1")
+    const after = NodeFs.fstatSync(fd, { bigint: true })
+    const steady = before.size === after.size && before.mtimeNs === after.mtimeNs && before.ctimeNs === after.ctimeNs &&
+      BigInt(source.length) === after.size
+    return { source, identity: steady ? `${after.dev}:${after.ino}:${after.size}:${after.mtimeNs}:${after.ctimeNs}` : undefined }
+  } finally {
+    NodeFs.closeSync(fd)
+  }
+}
+
 const runCli = () => {
   if (!NodeFs.existsSync(bundle)) {
     process.stderr.write("weaviate-mcp: dist/weaviate-mcp.cjs is missing; run `npm run build` in the package first\n")
     process.exit(1)
   }
   boundBulkHeap()
-  const source = NodeFs.readFileSync(bundle, "latin1")
-  const requested = cacheDirectory()
+  const { identity, source } = readBundle()
+  const requested = identity === undefined ? undefined : cacheDirectory()
   const directory = requested === undefined ? undefined : privateDirectory(requested)
-  const file = directory === undefined ? undefined : cacheFile(directory, source)
+  const file = directory === undefined ? undefined : cacheFile(directory, identity)
   const cachedData = file === undefined ? undefined : readCached(file.path)
   const script = new NodeVm.Script(NodeModule.wrap(source), {
     filename: bundle,

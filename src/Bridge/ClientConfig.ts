@@ -13,7 +13,16 @@ import type * as NodeFsSync from "node:fs"
 import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import * as ConfigDocument from "./ConfigDocument.ts"
+import type * as ConfigDocument from "./ConfigDocument.ts"
+import { ConfigFileError } from "./ConfigFileError.ts"
+
+/**
+ * The parsers and editors of config files, loaded when a file is first read or written: only
+ * `setup` and `doctor` do, and `jsonc-parser`'s start-up (its tables of indentation strings) cost
+ * every other command, the daemon's start included, about 2–4 ms (docs/benchmarks.md, "Issue 27,
+ * ninth session").
+ */
+const document = () => import("./ConfigDocument.ts")
 
 /** The clients `setup` knows. @category models */
 export const CLIENTS = ["claude-desktop", "claude-code", "cursor", "vscode", "cline", "continue", "windsurf", "zed"] as const
@@ -174,15 +183,13 @@ export const configPath = (client: Client, platform: NodeJS.Platform = process.p
   clients[client].path(platform, env, NodeOs.homedir())
 
 /** The snippet `setup` prints: the servers member with this one entry, in the client's format. @category snippets */
-export const snippet = (client: Client, name: string, target: Target): Promise<string> =>
-  ConfigDocument.render(clients[client].format, [clients[client].key], name, clients[client].entry(target))
+export const snippet = async (client: Client, name: string, target: Target): Promise<string> =>
+  (await document()).render(clients[client].format, [clients[client].key], name, clients[client].entry(target))
 
 // ===== Reading =====
 
 /** The config file cannot be changed as asked; nothing was changed. @category errors */
-export const ConfigFileError = ConfigDocument.ConfigFileError
-/** @category errors */
-export type ConfigFileError = ConfigDocument.ConfigFileError
+export { ConfigFileError }
 
 /**
  * Someone else changed the file between our read and our rename: it was not overwritten.
@@ -252,7 +259,7 @@ export const serversPath = (client: Client, file: string): ReadonlyArray<string>
  * @category reading
  */
 export const parse = async (text: string, client: Client, file: string): Promise<Record<string, unknown>> =>
-  (await ConfigDocument.parse(text, clients[client].format, file, client)).value
+  (await (await document()).parse(text, clients[client].format, file, client)).value
 
 /**
  * The servers a client's config file names, by name (Continue's list by each item's `name`); empty
@@ -261,7 +268,7 @@ export const parse = async (text: string, client: Client, file: string): Promise
  * @category reading
  */
 export const entries = async (client: Client, file: string, text: string): Promise<Record<string, unknown>> =>
-  ConfigDocument.servers(await parse(text, client, file), serversPath(client, file), clients[client].format)
+  (await document()).servers(await parse(text, client, file), serversPath(client, file), clients[client].format)
 
 /** An HTTP entry's endpoint and headers, whatever the client calls them. @category reading */
 export const endpoint = (entry: unknown): { readonly url: string; readonly headers: Record<string, string> } | undefined => {
@@ -380,6 +387,7 @@ const takeLock = async (file: string): Promise<() => Promise<void>> => {
 /** The new text of the file, or `undefined` when there is nothing to change. */
 const plan = async (client: Client, target: string, original: string | undefined, change: Change) => {
   const info = clients[client]
+  const ConfigDocument = await document()
   let text = original ?? ""
   if (text.trim().length === 0 && change.kind === "set") {
     const refused = original === undefined ? await info.refuseNew?.(target) : undefined

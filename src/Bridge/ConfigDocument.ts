@@ -7,8 +7,8 @@
  *
  * @since 0.1.0
  */
-import * as Schema from "effect/Schema"
 import * as Jsonc from "jsonc-parser"
+import { ConfigFileError } from "./ConfigFileError.ts"
 import { isDeepStrictEqual } from "node:util"
 import type * as YamlLib from "yaml"
 
@@ -23,10 +23,7 @@ type YamlModule = Awaited<ReturnType<typeof loadYaml>>
 /** How a client writes its config file. @category models */
 export type Format = "json" | "jsonc" | "yaml"
 
-/** The config file cannot be changed as asked; nothing was changed. @category errors */
-export class ConfigFileError extends Schema.TaggedError<ConfigFileError>()("ConfigFileError", {
-  message: Schema.String
-}) {}
+export { ConfigFileError }
 
 /** A parsed config file. @category models */
 export interface Parsed {

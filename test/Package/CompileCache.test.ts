@@ -4,8 +4,10 @@
  * Cached code is run as it is, so these rules are about where it is taken from as much as whether it
  * is used.
  */
+import * as NodeChild from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import { VERSION } from "../../src/Base/Version.ts"
 import { describe, expect, it } from "vitest"
 import * as Cli from "../support/Cli.ts"
 import * as TestHome from "../support/TestHome.ts"
@@ -133,6 +135,39 @@ describe("the compile cache", () => {
     expect(result.code).toBe(0)
     expect(files(dir)).toEqual([name])
     expect(NodeFs.statSync(NodePath.join(dir, name)).isDirectory()).toBe(true)
+  })
+
+  it("a bundle changed in place, even to the same length, is a new build: its code never comes from the old build's file", () => {
+    // A copy of the package's runnable part, so that its bundle can be edited.
+    const root = TestHome.tempDirSync("weaviate-mcp-cc-package-")
+    const source = NodePath.join(NodePath.dirname(Cli.BIN), "..")
+    for (const part of ["bin/weaviate-mcp.js", "dist/weaviate-mcp.cjs", "package.json"]) {
+      NodeFs.mkdirSync(NodePath.dirname(NodePath.join(root, part)), { recursive: true })
+      NodeFs.copyFileSync(NodePath.join(source, part), NodePath.join(root, part))
+    }
+    const dir = TestHome.tempDirSync("weaviate-mcp-cc-")
+    const version = () =>
+      NodeChild.spawnSync(process.execPath, [NodePath.join(root, "bin", "weaviate-mcp.js"), "--version"], {
+        env: { ...process.env, WEAVIATE_MCP_COMPILE_CACHE: dir },
+        encoding: "utf8",
+        timeout: 30_000
+      }).stdout.trim()
+    expect(version()).toBe(VERSION)
+    const first = only(dir, "other")
+    expect(version()).toBe(VERSION)
+    // The same bytes but the version's digits: same length, same file (inode), written in place.
+    const bundle = NodePath.join(root, "dist", "weaviate-mcp.cjs")
+    const text = NodeFs.readFileSync(bundle, "latin1")
+    const other = VERSION.replace(/[0-9]/g, "9") === VERSION ? VERSION.replace(/[0-9]/g, "8") : VERSION.replace(/[0-9]/g, "9")
+    const edited = text.replace(`VERSION="${VERSION}"`, `VERSION="${other}"`)
+    expect(edited).not.toBe(text)
+    const inode = NodeFs.statSync(bundle).ino
+    NodeFs.writeFileSync(bundle, edited, "latin1")
+    expect([NodeFs.statSync(bundle).ino, NodeFs.statSync(bundle).size]).toEqual([inode, Buffer.byteLength(text, "latin1")])
+    expect(version()).toBe(other)
+    // Written anew under the new build, the old build's file removed.
+    expect(only(dir, "other")).not.toBe(first)
+    expect(version()).toBe(other)
   })
 
   it("the files of other builds are removed when a new one is written", async () => {

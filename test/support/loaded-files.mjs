@@ -1,7 +1,8 @@
 // Preloaded with `node --import` (through NODE_OPTIONS): registers a module hook that appends the URL
 // of every module loaded from a file to the file named by LOADED_FILES_LOG, so a test can say which of
 // the package's files a process loaded. The CLI bundle is not a module to Node: bin/weaviate-mcp.js
-// reads it and runs it through vm.Script, so every `.cjs` file read with fs.readFileSync is logged too.
+// reads it and runs it through vm.Script, so every `.cjs` file opened with fs.openSync or read with
+// fs.readFileSync (by its path) is logged too.
 import * as NodeFs from "node:fs"
 import { register, syncBuiltinESMExports } from "node:module"
 import { pathToFileURL } from "node:url"
@@ -15,11 +16,19 @@ export async function load(url, context, next) {
 `
 register(`data:text/javascript,${encodeURIComponent(hooks)}`)
 
-const readFileSync = NodeFs.default.readFileSync
-NodeFs.default.readFileSync = function (path, ...rest) {
+const logged = (path) => {
   if (typeof path === "string" && path.endsWith(".cjs") && process.env.LOADED_FILES_LOG) {
     NodeFs.appendFileSync(process.env.LOADED_FILES_LOG, pathToFileURL(path).href + "\n")
   }
+}
+const readFileSync = NodeFs.default.readFileSync
+NodeFs.default.readFileSync = function (path, ...rest) {
+  logged(path)
   return readFileSync.call(this, path, ...rest)
+}
+const openSync = NodeFs.default.openSync
+NodeFs.default.openSync = function (path, ...rest) {
+  logged(path)
+  return openSync.call(this, path, ...rest)
 }
 syncBuiltinESMExports()
