@@ -193,8 +193,8 @@ const followParent = () => {
  * descriptor the source is read from. Writing the file (a rebuild, an install, an edit) changes its
  * ctime, which no copy or tool can set back, so a changed bundle is a new build; read while it was
  * being written (its size or times moved during the read), it is no build at all, and runs without
- * the cache. Hashing the source instead took 5–12 ms of every start (docs/benchmarks.md, "Issue 27,
- * ninth session").
+ * the cache. Reading and hashing the 2 MB source took 4.9–5.6 ms of every start, against 1.4–2.6 ms
+ * for reading it this way (docs/benchmarks.md, "Issue 27, ninth session").
  */
 const readBundle = () => {
   const fd = NodeFs.openSync(bundle, "r")

@@ -672,7 +672,7 @@ const makeIntake = (deps: Deps, methods: ReturnType<typeof makeMethods>) => {
     if (JsonRpc.isResponse(body)) {
       return Effect.succeed(errorResponse(JsonRpc.readableId(body), new InvalidRequest({ message: "Invalid request: the server does not take JSON-RPC responses" })))
     }
-    const message = JsonRpc.decodeMessage(body)
+    const message = JsonRpc.asMessage(body)
     if (message === undefined) {
       return Effect.succeed(errorResponse(JsonRpc.readableId(body), new InvalidRequest({ message: "Invalid request: not a JSON-RPC 2.0 request" })))
     }

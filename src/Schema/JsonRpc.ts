@@ -3,7 +3,7 @@
  * (no batches), ids kept verbatim (a string, or an integer including 0).
  *
  * Decoded once at the edge, synchronously and without a fiber, so that the hot path pays for one
- * `JSON.parse` and one structural check (`decodeMessage`: `Message`'s rules written out).
+ * `JSON.parse` and one structural check (`asMessage`: `Message`'s rules written out).
  *
  * @since 0.1.0
  */
@@ -34,16 +34,19 @@ const isParams = (u: unknown): u is Params => typeof u === "object" && u !== nul
 
 const isRequestId = (u: unknown): u is RequestId => typeof u === "string" || Number.isSafeInteger(u)
 
+/** The schema's decoder, with its parse errors. @category decoding */
+export const decodeMessage = Schema.decodeUnknownEither(Message)
+
 /**
- * A parsed body as a `Message`, or `undefined` when it is not one: exactly `Message`'s rules
- * (test/Schema/JsonRpc.test.ts holds the two to the same answers), checked in place. Every request
- * passes here: the schema's decoder copied `params` member by member and built its result through
- * its parsers, 3 KB and a few microseconds per request (docs/benchmarks.md, "Issue 27, ninth
- * session"); `params` is kept as parsed.
+ * A parsed body as a `Message`, or `undefined` when it is not one: exactly `decodeMessage`'s answers
+ * (test/Schema/JsonRpc.test.ts holds the two to the same), checked in place. The endpoint reads every
+ * request with this: the schema's decoder copied `params` member by member and built its result
+ * through its parsers, 3 KB and a few microseconds per request (docs/benchmarks.md, "Issue 27, ninth
+ * session"); here `params` is kept as parsed.
  *
  * @category decoding
  */
-export const decodeMessage = (u: unknown): Message | undefined => {
+export const asMessage = (u: unknown): Message | undefined => {
   if (typeof u !== "object" || u === null || Array.isArray(u)) return undefined
   const { id, jsonrpc, method, params } = u as Record<string, unknown>
   if (jsonrpc !== "2.0" || typeof method !== "string") return undefined

@@ -1,14 +1,13 @@
 /**
- * `JsonRpc.decodeMessage` checks a body in place with the rules of the `Message` schema: it must
- * accept exactly what the schema's decoder accepts, and give the same message.
+ * `JsonRpc.asMessage` checks a body in place with the rules of the `Message` schema: it must accept
+ * exactly what the schema's decoder (`decodeMessage`) accepts, and give the same message.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Either from "effect/Either"
-import * as Schema from "effect/Schema"
 import fc from "fast-check"
 import * as JsonRpc from "../../src/Schema/JsonRpc.ts"
 
-const bySchema = Schema.decodeUnknownEither(JsonRpc.Message)
+const bySchema = JsonRpc.decodeMessage
 
 /** Bodies near the boundary: every member right, or each wrong in its own way. */
 const member = <A>(right: fc.Arbitrary<A>) => fc.option(fc.oneof(right, fc.anything()), { nil: undefined })
@@ -22,12 +21,12 @@ const envelope = fc.record({
 
 const same = (body: unknown) => {
   const expected = bySchema(body)
-  const actual = JsonRpc.decodeMessage(body)
+  const actual = JsonRpc.asMessage(body)
   if (Either.isLeft(expected)) return assert.isUndefined(actual, `refused by the schema: ${JSON.stringify(body)}`)
   assert.deepStrictEqual(actual, expected.right, JSON.stringify(body))
 }
 
-describe("JsonRpc.decodeMessage", () => {
+describe("JsonRpc.asMessage", () => {
   it("accepts exactly what the Message schema accepts, with the same message", () => {
     fc.assert(fc.property(envelope, same), { numRuns: 2000 })
     fc.assert(fc.property(fc.anything(), same), { numRuns: 1000 })
@@ -37,18 +36,18 @@ describe("JsonRpc.decodeMessage", () => {
 
   it("keeps an id as sent: a string, or a safe integer including 0; nothing else", () => {
     for (const id of ["", "a", 0, 7, -3, Number.MAX_SAFE_INTEGER]) {
-      assert.strictEqual(JsonRpc.decodeMessage({ jsonrpc: "2.0", id, method: "m" })?.id, id)
+      assert.strictEqual(JsonRpc.asMessage({ jsonrpc: "2.0", id, method: "m" })?.id, id)
     }
     for (const id of [1.5, 2 ** 53, 1e21, Number.NaN, null, true, {}, []]) {
-      assert.isUndefined(JsonRpc.decodeMessage({ jsonrpc: "2.0", id, method: "m" }), String(id))
+      assert.isUndefined(JsonRpc.asMessage({ jsonrpc: "2.0", id, method: "m" }), String(id))
     }
   })
 
   it("keeps params as parsed, and refuses params that are not an object", () => {
     const params = JSON.parse(`{"__proto__":{"polluted":true},"a":1}`) as Record<string, unknown>
-    const message = JsonRpc.decodeMessage({ jsonrpc: "2.0", id: 1, method: "m", params })
+    const message = JsonRpc.asMessage({ jsonrpc: "2.0", id: 1, method: "m", params })
     assert.strictEqual(message?.params, params)
     assert.isUndefined(({} as Record<string, unknown>)["polluted"])
-    for (const bad of [[], null, "x", 1]) assert.isUndefined(JsonRpc.decodeMessage({ jsonrpc: "2.0", method: "m", params: bad }))
+    for (const bad of [[], null, "x", 1]) assert.isUndefined(JsonRpc.asMessage({ jsonrpc: "2.0", method: "m", params: bad }))
   })
 })
