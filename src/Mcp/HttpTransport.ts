@@ -39,6 +39,7 @@ import * as Runtime from "effect/Runtime"
 import type * as Scope from "effect/Scope"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as Tracer from "effect/Tracer"
 import * as NodeHttp from "node:http"
 import { StringDecoder } from "node:string_decoder"
 import { Lifecycle } from "./Lifecycle.ts"
@@ -696,12 +697,12 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
   const handler = yield* HttpHandler
   const limits: Limits = { ...defaultLimits, ...options.limits }
   const host = options.host ?? "127.0.0.1"
-  // Request fibers start with an empty context: what they run needs none (the handler's effects have
-  // no requirements), and a handler that provides a request's services (`Effect.provide`) copies the
-  // fiber's context into a new map once per request. With the daemon's services in it, that copy was
-  // 7 KB of a tool call's allocation (docs/benchmarks.md, "Issue 27, ninth session").
+  // Request fibers run with the services this layer was built with (settings a handler reads when it
+  // needs them, such as the driver's time-outs when a connection's session opens), but outside the
+  // span of this constructor: a request is a trace of its own, or its client's (`traceparent`), not a
+  // child of the daemon's start.
   const runtime = yield* Effect.runtime<never>()
-  const runFork: Pipeline["runFork"] = Runtime.runFork(Runtime.make({ ...runtime, context: Context.empty() }))
+  const runFork: Pipeline["runFork"] = Runtime.runFork(Runtime.make({ ...runtime, context: Context.omit(Tracer.ParentSpan)(runtime.context) }))
   const fibers = yield* FiberSet.make<void, never>()
   const lifecycle = yield* Lifecycle
   const slots = makeSlots(limits)

@@ -162,6 +162,22 @@ describe("tracing", () => {
       return { spans: spansOf(otlp.bodies), stderr: finished.stderr }
     }))
 
+  it.live("a request without a client's trace is a trace of its own: its server span is a root, not a child of the daemon's start, and the tool's span is its child", () =>
+    Effect.gen(function*() {
+      const { spans } = yield* shortRun(TestHome.tempDirSync("weaviate-mcp-otlp-cache-"))
+      const names = spans.map((s) => s.name).join(", ")
+      const request = spans.find((s) => s.name === "tools/call list_connections")
+      const tool = spans.find((s) => s.name === "Tools.list_connections")
+      const start = spans.find((s) => s.name === "Serve.make")
+      assert.isDefined(request, names)
+      assert.isDefined(tool, names)
+      assert.isDefined(start, names)
+      assert.isNotOk(request!.parentSpanId, "the request's span has no parent")
+      assert.notStrictEqual(request!.traceId, start!.traceId)
+      assert.strictEqual(tool!.traceId, request!.traceId)
+      assert.strictEqual(tool!.parentSpanId, request!.spanId)
+    }))
+
   it.live("the built CLI exports with --otlp, also when it runs from V8's code cache: the exporter, a chunk of the bundle loaded only then, starts and sends spans", () =>
     Effect.gen(function*() {
       const cache = TestHome.tempDirSync("weaviate-mcp-otlp-cache-")
