@@ -12,32 +12,19 @@
 // Plain JavaScript, so no loader runs beside it. Usage:
 //   node lean-execute-query.mjs WEAVIATE_URL TOKEN DIR   → prints `listening on http://127.0.0.1:PORT/mcp`
 import * as NodeCrypto from "node:crypto"
-import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
-import * as NodePath from "node:path"
 import { Kind, parse } from "graphql"
 import { Pool } from "undici"
+import { leanIntake, openLeanLines } from "./lean-contract.mjs"
 
 const [weaviateUrl, token, dir] = process.argv.slice(2)
 if (weaviateUrl === undefined || token === undefined || dir === undefined) {
   console.error("usage: lean-execute-query.mjs WEAVIATE_URL TOKEN DIR")
   process.exit(2)
 }
-const MODERN = "2026-07-28"
-const salt = NodeCrypto.randomBytes(16)
-const digest = NodeCrypto.createHmac("sha256", salt).update(token).digest()
+const intake = leanIntake(token)
 const pool = new Pool(weaviateUrl, { connections: 8 })
-const activity = NodeFs.openSync(NodePath.join(dir, "lean-activity.log"), "a", 0o600)
-const log = NodeFs.openSync(NodePath.join(dir, "lean-serve.log"), "a", 0o600)
-let previous = "0".repeat(64)
-let activityLines = ""
-let logLines = ""
-const flush = () => {
-  NodeFs.write(activity, activityLines, () => {})
-  NodeFs.write(log, logLines, () => {})
-  activityLines = ""
-  logLines = ""
-}
+const lines = openLeanLines(dir)
 
 /** One read-only operation, or a reason it is not. */
 const readOnly = (text) => {
@@ -72,12 +59,8 @@ const server = NodeHttp.createServer((request, response) => {
   request.on("end", async () => {
     const started = performance.now()
     const refuse = (status) => (response.writeHead(status), response.end())
-    if (request.headers.host === undefined || request.headers["mcp-protocol-version"] !== MODERN) return refuse(400)
-    const bearer = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.authorization ?? "")
-    if (bearer === null) return refuse(401)
-    const presented = NodeCrypto.createHmac("sha256", salt).update(bearer[1]).digest()
-    if (!NodeCrypto.timingSafeEqual(presented, digest)) return refuse(401)
-    const message = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    const message = intake(request, chunks)
+    if (typeof message === "number") return refuse(message)
     if (message.method !== "tools/call" || message.params?.name !== "execute_query") return refuse(400)
     const query = message.params.arguments.query
     const refused = readOnly(query)
@@ -94,7 +77,7 @@ const server = NodeHttp.createServer((request, response) => {
     const reply = JSON.stringify({ jsonrpc: "2.0", id: message.id, result })
     response.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(reply) })
     response.end(reply)
-    const line = JSON.stringify({
+    lines.append({
       time: new Date().toISOString(),
       client: message.params._meta?.["io.modelcontextprotocol/clientInfo"]?.name ?? null,
       method: "tools/call",
@@ -102,12 +85,8 @@ const server = NodeHttp.createServer((request, response) => {
       connection: message.params.arguments.connection_id,
       outcome: "ok",
       statements: [NodeCrypto.createHash("sha256").update(query).digest("hex")],
-      prev: previous
-    })
-    previous = NodeCrypto.createHash("sha256").update(line).digest("hex")
-    if (activityLines.length === 0) setImmediate(flush)
-    activityLines += `${line}\n`
-    logLines += `timestamp=${new Date().toISOString()} level=INFO message="mcp request" method=tools/call tool=execute_query durationMs=${(performance.now() - started).toFixed(1)}\n`
+      prev: lines.previous
+    }, `timestamp=${new Date().toISOString()} level=INFO message="mcp request" method=tools/call tool=execute_query durationMs=${(performance.now() - started).toFixed(1)}`)
   })
 })
 server.listen(0, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${server.address().port}/mcp`))

@@ -15,12 +15,9 @@
 // `keepNames`), which the shipped bundle does not have.
 import { toNodeHandler } from "@modelcontextprotocol/node"
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
-import * as NodeCrypto from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
-import * as NodePath from "node:path"
-
-const MODERN = "2026-07-28"
+import { leanIntake, openLeanLines } from "./lean-contract.mjs"
 
 /** Fixed bytes for every request, after reading the body. */
 const bareServer = (body) =>
@@ -33,45 +30,29 @@ const bareServer = (body) =>
   })
 
 const leanServer = (reply, token, dir) => {
-  const salt = NodeCrypto.randomBytes(16)
-  const digest = NodeCrypto.createHmac("sha256", salt).update(token).digest()
-  const activity = NodeFs.openSync(NodePath.join(dir, "lean-activity.log"), "a", 0o600)
-  const log = NodeFs.openSync(NodePath.join(dir, "lean-serve.log"), "a", 0o600)
+  const intake = leanIntake(token)
+  const lines = openLeanLines(dir)
   // The reply without its id: `{"jsonrpc":"2.0","id":1,` is re-made per request.
   const head = Buffer.from("{\"jsonrpc\":\"2.0\",\"id\":1,")
   if (!reply.subarray(0, head.length).equals(head)) throw new Error("lean-node: the reply does not start with the expected id")
   const rest = reply.subarray(head.length)
-  let previous = "0".repeat(64)
-  let activityLines = ""
-  let logLines = ""
-  const flush = () => {
-    NodeFs.write(activity, activityLines, () => {})
-    NodeFs.write(log, logLines, () => {})
-    activityLines = ""
-    logLines = ""
-  }
   return NodeHttp.createServer((request, response) => {
     const chunks = []
     request.on("data", (chunk) => chunks.push(chunk))
     request.on("end", () => {
       const started = performance.now()
       const refuse = (status) => (response.writeHead(status), response.end())
-      if (request.headers.host === undefined || request.headers["mcp-protocol-version"] !== MODERN) return refuse(400)
-      const bearer = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/.exec(request.headers.authorization ?? "")
-      if (bearer === null) return refuse(401)
-      const presented = NodeCrypto.createHmac("sha256", salt).update(bearer[1]).digest()
-      if (!NodeCrypto.timingSafeEqual(presented, digest)) return refuse(401)
-      const message = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+      const message = intake(request, chunks)
+      if (typeof message === "number") return refuse(message)
       if (message.method !== "tools/list") return refuse(400)
       const id = Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},`)
       response.writeHead(200, { "content-type": "application/json", "content-length": id.length + rest.length })
       response.write(id)
       response.end(rest)
-      const line = JSON.stringify({ time: new Date().toISOString(), client: "weaviate-mcp-bench", method: "tools/list", outcome: "ok", prev: previous })
-      previous = NodeCrypto.createHash("sha256").update(line).digest("hex")
-      if (activityLines.length === 0) setImmediate(flush)
-      activityLines += `${line}\n`
-      logLines += `timestamp=${new Date().toISOString()} level=INFO message="mcp request" method=tools/list durationMs=${(performance.now() - started).toFixed(1)}\n`
+      lines.append(
+        { time: new Date().toISOString(), client: "weaviate-mcp-bench", method: "tools/list", outcome: "ok", prev: lines.previous },
+        `timestamp=${new Date().toISOString()} level=INFO message="mcp request" method=tools/list durationMs=${(performance.now() - started).toFixed(1)}`
+      )
     })
   })
 }
