@@ -43,10 +43,10 @@ const CALLS = Math.min(Math.max(Number(process.env.CALLS ?? 300), 20), 5000)
 const EXECUTE_CALLS = Math.min(Math.max(Number(process.env.EXECUTE_CALLS ?? 1000), 20), 20_000)
 // Enough calls for the JIT to settle on both sides before anything is timed.
 const WARMUP = Math.min(Math.max(Number(process.env.WARMUP ?? 2000), 0), 20_000)
-// The other scenarios' warm-up, as long as execute_query's: after 500, our hybrid search still spent
-// half its CPU on V8's compiler in the timed calls (2.27 against 1.17 ms per call after 2,000), where
-// Weaviate's own server, in Go, has no compiler to wait for (docs/benchmarks.md, "Issue 27, ninth
-// session").
+// The other scenarios' warm-up, as long as execute_query's: after 500, our hybrid search still paid
+// for V8's compiler in the timed calls (2.33–2.43 against 1.67–1.97 ms of CPU per call after 2,000,
+// four runs alternating), where Weaviate's own server, in Go, has no compiler to wait for
+// (docs/benchmarks.md, "Issue 27, ninth session").
 const WARMUP_OTHERS = Math.min(Math.max(Number(process.env.WARMUP_OTHERS ?? 2000), 0), 20_000)
 const CONCURRENCY = Math.min(Math.max(Number(process.env.CONCURRENCY ?? 8), 1), 32)
 const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 3000), 500), 30_000)
@@ -80,14 +80,15 @@ const serve = (home: string, probe: ReturnType<typeof ServerCost.probe>, bin = B
 
 /** `lean-node` (bench/support/lean-execute-query.mjs), the floor of `execute_query`, on core 0. */
 const serveLean = (weaviateUrl: string, token: string, dir: string, probe: ReturnType<typeof ServerCost.probe>) =>
-  spawnServer("lean-node-execute_query", [NodePath.join(import.meta.dirname, "support", "lean-execute-query.mjs"), weaviateUrl, token, dir], probe)
+  // The token in the environment: on the command line any local user could read it.
+  spawnServer("lean-node-execute_query", [NodePath.join(import.meta.dirname, "support", "lean-execute-query.mjs"), weaviateUrl, dir], probe, { LEAN_TOKEN: token })
 
 /** A Node server on core 0 (with the allocation probe); resolves with its endpoint once it prints it (bounded to 20 s). */
-const spawnServer = (name: string, script: ReadonlyArray<string>, probe: ReturnType<typeof ServerCost.probe>) =>
+const spawnServer = (name: string, script: ReadonlyArray<string>, probe: ReturnType<typeof ServerCost.probe>, env: Record<string, string> = {}) =>
   new Promise<{ child: NodeChildProcess.ChildProcess; endpoint: string }>((resolve, reject) => {
     const args = [...probe.nodeArgs, ...NODE_ARGS, ...script]
     const [command, argv] = Cores.onServerCore(process.execPath, args)
-    const child = NodeChildProcess.spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...probe.env, ...Profiles.env(name) } })
+    const child = NodeChildProcess.spawn(command, argv, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...probe.env, ...Profiles.env(name), ...env } })
     let out = ""
     const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error(`serve did not start:\n${out}`))), 20_000)
     child.stdout!.on("data", (chunk: Buffer) => {

@@ -226,7 +226,7 @@ const spawnServer = (
   args: ReadonlyArray<string>,
   logFile: string,
   children: Array<NodeChildProcess.ChildProcess>,
-  withToken = false
+  { env = {}, withToken = false }: { readonly env?: Record<string, string>; readonly withToken?: boolean } = {}
 ) =>
   new Promise<Served & { readonly bearer: string | undefined }>((resolve, reject) => {
     const probe = ServerCost.probe()
@@ -234,7 +234,7 @@ const spawnServer = (
     const log = NodeFs.openSync(logFile, "a", 0o600)
     const child = NodeChildProcess.spawn(command, commandArgs, {
       stdio: ["ignore", "pipe", log],
-      env: { ...process.env, ...probe.env, ...Profiles.env(name) }
+      env: { ...process.env, ...probe.env, ...Profiles.env(name), ...env }
     })
     NodeFs.closeSync(log)
     children.push(child)
@@ -256,7 +256,7 @@ const spawnServer = (
 const spawnOurs = (name: string, bin: string, auth: "tokens" | "off", dir: string, children: Array<NodeChildProcess.ChildProcess>) => {
   const home = NodeFs.mkdtempSync(NodePath.join(dir, "home-"))
   // Its operational log (logfmt, info: a line per request, batched per tick) goes to a file, as lean-node's.
-  return spawnServer(name, [bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", ...(auth === "off" ? ["--auth", "off"] : [])], NodePath.join(home, "serve.log"), children, auth === "tokens")
+  return spawnServer(name, [bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", ...(auth === "off" ? ["--auth", "off"] : [])], NodePath.join(home, "serve.log"), children, { withToken: auth === "tokens" })
 }
 
 const main = async () => {
@@ -280,7 +280,8 @@ const main = async () => {
     const others = await Promise.all([
       ...(SERVERS.has("ours-auth-off") ? [spawnOurs("ours-auth-off", BIN, "off", dir, children)] : []),
       ...(["node:http", "lean-node", "sdk-v2"] as const).filter((name) => SERVERS.has(name)).map((name) =>
-        spawnServer(name, [BASELINES, name, replyFile, ours.bearer!, dir], NodePath.join(dir, `${name.replace(":", "-")}.log`), children)
+        // The token in the environment: on the command line any local user could read it.
+        spawnServer(name, [BASELINES, name, replyFile, dir], NodePath.join(dir, `${name.replace(":", "-")}.log`), children, { env: { LEAN_TOKEN: ours.bearer! } })
       )
     ])
     // `BENCH_BASELINE_BIN`: another build of ours in the same turns (an A/B experiment), with

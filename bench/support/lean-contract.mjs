@@ -12,6 +12,16 @@ import * as NodePath from "node:path"
 const MODERN = "2026-07-28"
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/
 
+/**
+ * The token lean-node accepts, from its environment (`LEAN_TOKEN`): on the command line any local
+ * user could read it from the process list.
+ */
+export const leanToken = () => {
+  const token = process.env.LEAN_TOKEN
+  if (token === undefined || token === "") throw new Error("lean-node: LEAN_TOKEN is not set")
+  return token
+}
+
 /** The checks of a request that holds `token`: its message, or the status to refuse it with. */
 export const leanIntake = (token) => {
   const salt = NodeCrypto.randomBytes(16)

@@ -10,19 +10,19 @@
 // - one SHA-256-chained activity line and one log line per call, appended through held descriptors,
 //   batched per tick.
 // Plain JavaScript, so no loader runs beside it. Usage:
-//   node lean-execute-query.mjs WEAVIATE_URL TOKEN DIR   → prints `listening on http://127.0.0.1:PORT/mcp`
+//   LEAN_TOKEN=TOKEN node lean-execute-query.mjs WEAVIATE_URL DIR   → prints `listening on http://127.0.0.1:PORT/mcp`
 import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
 import { Kind, parse } from "graphql"
 import { Pool } from "undici"
-import { leanIntake, openLeanLines } from "./lean-contract.mjs"
+import { leanIntake, leanToken, openLeanLines } from "./lean-contract.mjs"
 
-const [weaviateUrl, token, dir] = process.argv.slice(2)
-if (weaviateUrl === undefined || token === undefined || dir === undefined) {
-  console.error("usage: lean-execute-query.mjs WEAVIATE_URL TOKEN DIR")
+const [weaviateUrl, dir] = process.argv.slice(2)
+if (weaviateUrl === undefined || dir === undefined) {
+  console.error("usage: LEAN_TOKEN=TOKEN lean-execute-query.mjs WEAVIATE_URL DIR")
   process.exit(2)
 }
-const intake = leanIntake(token)
+const intake = leanIntake(leanToken())
 const pool = new Pool(weaviateUrl, { connections: 8 })
 const lines = openLeanLines(dir)
 

@@ -1,5 +1,5 @@
 // The baselines of `bench:tools-list`, each run as a process of its own:
-//   node tools-list-servers.mjs NAME REPLY_FILE TOKEN DIR   → prints `listening on http://127.0.0.1:PORT/mcp`
+//   [LEAN_TOKEN=TOKEN] node tools-list-servers.mjs NAME REPLY_FILE [DIR]   → prints `listening on http://127.0.0.1:PORT/mcp`
 // - `node:http`: a bare server answering REPLY_FILE's bytes (our `tools/list` answer) to every request,
 //   after reading its body (as any server must): the ceiling;
 // - `lean-node`: plain `node:http` doing only the per-request work the contract asks of a `tools/list`,
@@ -17,7 +17,7 @@ import { toNodeHandler } from "@modelcontextprotocol/node"
 import { createMcpHandler, McpServer } from "@modelcontextprotocol/server"
 import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
-import { leanIntake, openLeanLines } from "./lean-contract.mjs"
+import { leanIntake, leanToken, openLeanLines } from "./lean-contract.mjs"
 
 /** Fixed bytes for every request, after reading the body. */
 const bareServer = (body) =>
@@ -29,8 +29,8 @@ const bareServer = (body) =>
     })
   })
 
-const leanServer = (reply, token, dir) => {
-  const intake = leanIntake(token)
+const leanServer = (reply, dir) => {
+  const intake = leanIntake(leanToken())
   const lines = openLeanLines(dir)
   // The reply without its id: `{"jsonrpc":"2.0","id":1,` is re-made per request.
   const head = Buffer.from("{\"jsonrpc\":\"2.0\",\"id\":1,")
@@ -68,16 +68,16 @@ const sdkServer = (tools) => {
   return NodeHttp.createServer((request, response) => void serve(request, response))
 }
 
-const [name, replyFile, token, dir] = process.argv.slice(2)
+const [name, replyFile, dir] = process.argv.slice(2)
 if (name === undefined || replyFile === undefined) {
-  console.error("usage: tools-list-servers.mjs node:http|lean-node|sdk-v2 REPLY_FILE [TOKEN DIR]")
+  console.error("usage: [LEAN_TOKEN=TOKEN] tools-list-servers.mjs node:http|lean-node|sdk-v2 REPLY_FILE [DIR]")
   process.exit(2)
 }
 const reply = NodeFs.readFileSync(replyFile)
 const server = name === "node:http"
   ? bareServer(reply)
   : name === "lean-node"
-  ? leanServer(reply, token ?? "", dir ?? ".")
+  ? leanServer(reply, dir ?? ".")
   : name === "sdk-v2"
   ? sdkServer(JSON.parse(reply.toString("utf8")).result.tools)
   : undefined
