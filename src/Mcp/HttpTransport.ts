@@ -701,8 +701,9 @@ export const make = Effect.fn("HttpTransport.make")(function*(options: ListenOpt
   // needs them, such as the driver's time-outs when a connection's session opens), but outside the
   // span of this constructor: a request is a trace of its own, or its client's (`traceparent`), not a
   // child of the daemon's start.
-  const runtime = yield* Effect.runtime<never>()
-  const runFork: Pipeline["runFork"] = Runtime.runFork(Runtime.make({ ...runtime, context: Context.omit(Tracer.ParentSpan)(runtime.context) }))
+  const built = yield* Effect.runtime<never>()
+  const requests = Runtime.make({ ...built, context: Context.omit(Tracer.ParentSpan)(built.context) })
+  const runFork: Pipeline["runFork"] = Runtime.runFork(requests)
   const fibers = yield* FiberSet.make<void, never>()
   const lifecycle = yield* Lifecycle
   const slots = makeSlots(limits)
