@@ -46,7 +46,8 @@ export const collected = (statistics) => {
 
 // With WEAVIATE_MCP_ALLOC_SAMPLE=FILE the same window also records where the bytes were allocated:
 // V8's sampling heap profiler, counting objects already collected, written as a .heapprofile
-// (`npm run bench:profile`; read it in Chrome DevTools' Memory tab, or with Profiles.allocationSummary).
+// (read it in Chrome DevTools' Memory tab). For what outlives the young generation, V8's own map and
+// GC logs said more (`BENCH_NODE_ARGS="--trace-gc --trace-gc-nvp"`, `--log-maps`; docs/benchmarks.md).
 const sampleFile = process.env.WEAVIATE_MCP_ALLOC_SAMPLE
 // With WEAVIATE_MCP_CPU_PROFILE=PATH (`npm run bench:profile`), a CPU profile of exactly the window is
 // written to PATH.<window>.cpuprofile: the start-up and the warm-up stay out of it, where a whole-process

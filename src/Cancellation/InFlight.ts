@@ -167,13 +167,16 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
      * (Before, the work ran on a fiber of its own. Measured in process against that, a tool call costs
      * 0.87-0.97x the CPU, half the collector's pauses, and 0.84-0.89 MB is promoted to the old
      * generation per scavenge instead of 1.29-1.56: docs/benchmarks.md, "Issue 27, seventh session".)
+     * The registration is uninterruptible through `uninterruptibleMask(() => …)`, not
+     * `uninterruptible(…)`: the same flags, but with the latter 0.5 MB of each scavenge's survivors was
+     * promoted in sequential `list_connections` calls (32 KB with the mask; "Issue 27, tenth session").
      */
     const run = <A, E, R, P = never>(
       key: RequestKey,
       effect: Effect.Effect<A, E, R>,
       options?: RunOptions<P>
     ): Effect.Effect<A, E | StopReason | InvalidRequest, Exclude<R, P>> =>
-      Effect.uninterruptible(Effect.withFiberRuntime<A, E | StopReason | InvalidRequest, Exclude<R, P>>((caller) => {
+      Effect.uninterruptibleMask(() => Effect.withFiberRuntime<A, E | StopReason | InvalidRequest, Exclude<R, P>>((caller) => {
         if (closed) return Effect.fail(cancelledBy(undefined))
         const mapKey = keyOf(key)
         // Checked and registered in one synchronous step, so no other request can slip in between.

@@ -76,12 +76,11 @@ export const listAll = Effect.fnUntraced(function*(
  *
  * @category requests
  */
-export const visible = (http: WeaviateHttp, connectionId: string, collection: Collection) =>
-  Effect.gen(function*() {
-    const allowed = (yield* TenantScope).allowed(connectionId, collection.name)
-    const all = yield* listAll(http, collection)
-    return allowed === undefined ? all : all.filter((t) => allowed.includes(t.name))
-  })
+export const visible = Effect.fnUntraced(function*(http: WeaviateHttp, connectionId: string, collection: Collection) {
+  const allowed = (yield* TenantScope).allowed(connectionId, collection.name)
+  const all = yield* listAll(http, collection)
+  return allowed === undefined ? all : all.filter((t) => allowed.includes(t.name))
+})
 
 /** One tenant; `None` when the collection has no such tenant. */
 const getOne = Effect.fnUntraced(function*(http: WeaviateHttp, collection: Collection, name: string) {

@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
+import * as NodeEvents from "node:events"
 import * as NodeFs from "node:fs/promises"
 import * as NodeNet from "node:net"
 import * as NodeTls from "node:tls"
@@ -289,19 +290,22 @@ const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts, undici 
    * setter, a span and header attributes per request, a finalization registry per response.)
    */
   const exchange = (req: Request, headers: Record<string, string>, body: string | undefined, boundMs: number) =>
-    Effect.async<Response, ConnectionFailed>((resume, signal) => {
+    Effect.async<Response, ConnectionFailed>((resume) => {
       let status: number | undefined
-      const controller = new AbortController()
-      const abort = () => controller.abort()
-      signal.addEventListener("abort", abort, { once: true })
+      // undici takes an EventEmitter as its abort signal (`signal: AbortSignal | EventEmitter`). Node 20
+      // gives every AbortSignal maps of its own (three new maps per signal: each one slows every site
+      // that reads a signal, and lives until a full collection), so neither this exchange nor
+      // Effect.async (a register function without its signal parameter) makes one.
+      const signal = new NodeEvents.EventEmitter()
+      let stopped = false
+      const abort = () => signal.emit("abort")
       let expired = false
-      const timer = boundMs > 0 ? setTimeout(() => ((expired = true), controller.abort()), boundMs) : undefined
+      const timer = boundMs > 0 ? setTimeout(() => ((expired = true), abort()), boundMs) : undefined
       const done = (effect: Effect.Effect<Response, ConnectionFailed>) => {
         if (timer !== undefined) clearTimeout(timer)
-        signal.removeEventListener("abort", abort)
-        if (!signal.aborted) resume(effect)
+        if (!stopped) resume(effect)
       }
-      undici.request(agent, { origin: baseUrl, path: pathWithQuery(req), method: req.method, headers, body: body ?? null, signal: controller.signal })
+      undici.request(agent, { origin: baseUrl, path: pathWithQuery(req), method: req.method, headers, body: body ?? null, signal })
         .then((answer) => {
           status = answer.statusCode
           const contentType = answer.headers["content-type"]
@@ -336,6 +340,12 @@ const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts, undici 
               : Effect.fail(failure)
           )
         })
+      // Interrupted: the exchange is aborted and its answer, if one still comes, is dropped.
+      return Effect.sync(() => {
+        stopped = true
+        if (timer !== undefined) clearTimeout(timer)
+        abort()
+      })
     })
 
   /**

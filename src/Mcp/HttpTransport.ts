@@ -317,6 +317,16 @@ const readBody = (
   req.on("error", onFailure)
 }
 
+/**
+ * The headers with `content-length`. Object.assign, not a spread: V8 gave each spread copy of the
+ * headers a map of its own (a new map per response).
+ */
+const withLength = (headers: Readonly<Record<string, string>>, length: number): Record<string, string | number> => {
+  const all: Record<string, string | number> = Object.assign({}, headers)
+  all["content-length"] = length
+  return all
+}
+
 /** Writes a complete response at once. */
 const writeFull = (
   res: NodeHttp.ServerResponse,
@@ -327,14 +337,14 @@ const writeFull = (
   if (closeConnection) res.setHeader("connection", "close")
   const body = response.body
   if (typeof body === "string" || body instanceof Uint8Array) {
-    res.writeHead(response.status, { ...response.headers, "content-length": Buffer.byteLength(body) })
+    res.writeHead(response.status, withLength(response.headers, Buffer.byteLength(body)))
     res.end(body)
     return
   }
   // Chunks: node corks the socket for the writes of one tick, so they leave in one writev.
   let length = 0
   for (const chunk of body) length += chunk.byteLength
-  res.writeHead(response.status, { ...response.headers, "content-length": length })
+  res.writeHead(response.status, withLength(response.headers, length))
   for (let i = 0; i < body.length - 1; i++) res.write(body[i])
   res.end(body[body.length - 1])
 }

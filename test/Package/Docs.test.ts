@@ -238,6 +238,7 @@ const FOREIGN_FLAGS: Readonly<Record<string, string>> = {
   "--trace-warnings": "node",
   "--trace-opt": "node (V8)",
   "--trace-gc-nvp": "node (V8)",
+  "--log-maps": "node (V8)",
   "--single-threaded-gc": "node (V8)",
   "--no-allocation-site-pretenuring": "node (V8)",
   "--min-semi-space-size": "node (V8)",

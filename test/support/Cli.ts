@@ -48,9 +48,17 @@ export interface Running {
   readonly exited: Promise<Finished>
 }
 
-export const serve = (args: ReadonlyArray<string>, options: { readonly env?: NodeJS.ProcessEnv; readonly timeoutMs?: number } = {}) =>
+export const serve = (
+  args: ReadonlyArray<string>,
+  options: {
+    readonly env?: NodeJS.ProcessEnv
+    readonly timeoutMs?: number
+    /** flags for node itself (V8's are refused in NODE_OPTIONS) */
+    readonly nodeArgs?: ReadonlyArray<string>
+  } = {}
+) =>
   new Promise<Running>((resolve, reject) => {
-    const child = NodeChild.spawn(process.execPath, [BIN, "serve", ...args], { env: cleanEnv(options.env), stdio: "pipe" })
+    const child = NodeChild.spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, "serve", ...args], { env: cleanEnv(options.env), stdio: "pipe" })
     let stdout = ""
     let stderr = ""
     const exited = new Promise<Finished>((done) => child.once("exit", (code, signal) => done({ code, signal, stdout, stderr })))

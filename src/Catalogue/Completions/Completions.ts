@@ -55,12 +55,11 @@ export const make = Effect.gen(function*() {
   const driver = yield* Driver
   const access = yield* ConnectionAccess.make
 
-  const visibleConnection = (idOrName: string | undefined) =>
-    Effect.gen(function*() {
-      if (idOrName === undefined) return undefined
-      const connections = yield* access.visible
-      return connections.find((c) => c.id === idOrName) ?? connections.find((c) => c.name === idOrName)
-    })
+  const visibleConnection = Effect.fnUntraced(function*(idOrName: string | undefined) {
+    if (idOrName === undefined) return undefined
+    const connections = yield* access.visible
+    return connections.find((c) => c.id === idOrName) ?? connections.find((c) => c.name === idOrName)
+  })
 
   // A server that is down completes to nothing rather than failing the client's typing.
   const collectionsOf = (connection: Connection) =>

@@ -208,62 +208,60 @@ const renderers: Readonly<Record<string, (input: RenderInput) => Effect.Effect<P
       ]
     }),
 
-  explain_table: (input) =>
-    Effect.gen(function*() {
-      const collection = yield* findTable(input.collections, input.args["table"]!)
-      const [count, rows] = yield* Effect.all([rowCount(input, collection), sampleRows(input, collection, 3)], { concurrency: 2 })
-      return {
-        description: `Table ${collection.name} of ${input.connection.name}, explained`,
-        messages: [
-          user(
-            [
-              `Explain the table ${collection.name} of ${where(input)}.`,
-              "Describe what a row represents, what each column means and its type, which columns can be filtered and with which operators, " +
-              "which are keyword-searchable, how the vector is produced, and any limits (multi-tenancy, unindexed columns). " +
-              "Then give two example filters and one vector or hybrid search that would be useful on this table.",
-              "",
-              SchemaText.collectionBlock(collection),
-              "",
-              `rows: ${count}`,
-              "sample rows:",
-              rows,
-              "",
-              SchemaText.graphqlOperatorHint
-            ].join("\n")
-          )
-        ]
-      }
-    }),
+  explain_table: Effect.fnUntraced(function*(input) {
+    const collection = yield* findTable(input.collections, input.args["table"]!)
+    const [count, rows] = yield* Effect.all([rowCount(input, collection), sampleRows(input, collection, 3)], { concurrency: 2 })
+    return {
+      description: `Table ${collection.name} of ${input.connection.name}, explained`,
+      messages: [
+        user(
+          [
+            `Explain the table ${collection.name} of ${where(input)}.`,
+            "Describe what a row represents, what each column means and its type, which columns can be filtered and with which operators, " +
+            "which are keyword-searchable, how the vector is produced, and any limits (multi-tenancy, unindexed columns). " +
+            "Then give two example filters and one vector or hybrid search that would be useful on this table.",
+            "",
+            SchemaText.collectionBlock(collection),
+            "",
+            `rows: ${count}`,
+            "sample rows:",
+            rows,
+            "",
+            SchemaText.graphqlOperatorHint
+          ].join("\n")
+        )
+      ]
+    }
+  }),
 
-  question_to_graphql: (input) =>
-    Effect.gen(function*() {
-      const scope = input.args["table"] === undefined
-        ? input.collections
-        : [yield* findTable(input.collections, input.args["table"])]
-      return {
-        description: "A question turned into a read-only Weaviate GraphQL query",
-        messages: [
-          user(
-            [
-              `Write one read-only GraphQL query for ${where(input)} that answers this question:`,
-              "",
-              `> ${input.args["question"]!.split("\n").join("\n> ")}`,
-              "",
-              "Rules: a single `query` operation using `Get` (rows) or `Aggregate` (counts, statistics); no mutations. " +
-              "Use only the collections and properties below, with the exact spelling. Filter with `where` on filterable properties only, " +
-              "with operators the column accepts. Use `nearText` only on a collection with a vectorizer, `bm25`/`hybrid` only on searchable text properties. " +
-              "Cross-references are read with `... on OtherCollection { property }`. Always set a `limit`. " +
-              "Answer with the query in a ```graphql block, then explain it in two sentences. It will be run with the execute_query tool.",
-              "",
-              SchemaText.graphqlOperatorHint,
-              "",
-              "## Live schema",
-              SchemaText.schemaBlocks(scope)
-            ].join("\n")
-          )
-        ]
-      }
-    }),
+  question_to_graphql: Effect.fnUntraced(function*(input) {
+    const scope = input.args["table"] === undefined
+      ? input.collections
+      : [yield* findTable(input.collections, input.args["table"])]
+    return {
+      description: "A question turned into a read-only Weaviate GraphQL query",
+      messages: [
+        user(
+          [
+            `Write one read-only GraphQL query for ${where(input)} that answers this question:`,
+            "",
+            `> ${input.args["question"]!.split("\n").join("\n> ")}`,
+            "",
+            "Rules: a single `query` operation using `Get` (rows) or `Aggregate` (counts, statistics); no mutations. " +
+            "Use only the collections and properties below, with the exact spelling. Filter with `where` on filterable properties only, " +
+            "with operators the column accepts. Use `nearText` only on a collection with a vectorizer, `bm25`/`hybrid` only on searchable text properties. " +
+            "Cross-references are read with `... on OtherCollection { property }`. Always set a `limit`. " +
+            "Answer with the query in a ```graphql block, then explain it in two sentences. It will be run with the execute_query tool.",
+            "",
+            SchemaText.graphqlOperatorHint,
+            "",
+            "## Live schema",
+            SchemaText.schemaBlocks(scope)
+          ].join("\n")
+        )
+      ]
+    }
+  }),
 
   review_query: (input) =>
     Effect.sync(() => {
@@ -314,81 +312,79 @@ const renderers: Readonly<Record<string, (input: RenderInput) => Effect.Effect<P
       }
     }),
 
-  data_quality_audit: (input) =>
-    Effect.gen(function*() {
-      const collection = yield* findTable(input.collections, input.args["table"]!)
-      const focus = input.args["column"] === undefined ? undefined : yield* findProperty(collection, input.args["column"])
-      const [count, rows] = yield* Effect.all([rowCount(input, collection), sampleRows(input, collection, 5)], { concurrency: 2 })
-      const nullNote = collection.indexNullState
-        ? "The null-state index is on: `is NULL` / `is not NULL` filters work, so count_rows can measure missing values per column."
-        : "The null-state index is off: `is NULL` filters are refused; estimate missing values from browsed rows instead."
-      const lengthNote = collection.indexPropertyLength
-        ? "The property-length index is on: `is empty` / `is not empty` work on text and array columns."
-        : "The property-length index is off: `is empty` filters are refused."
-      return {
-        description: `A data quality audit of ${collection.name}`,
-        messages: [
-          user(
-            [
-              `Audit the data quality of the table ${collection.name} in ${where(input)}${focus !== undefined ? `, focusing on the column ${focus.name}` : ""}.`,
-              "Check completeness (missing and empty values per column), validity (values of the expected type and range, dates in a sensible period), " +
-              "uniqueness (duplicate rows or keys), consistency (categories spelled differently, dangling cross-references) and outliers in numbers. " +
-              "Use count_rows with filters to measure, browse_table to look at examples, and report a table of findings with counts and a fix for each.",
-              "",
-              SchemaText.collectionBlock(collection),
-              "",
-              `rows: ${count}`,
-              nullNote,
-              lengthNote,
-              ...(focus !== undefined ? [`focus column: ${focus.name}: ${SchemaText.typeOf(focus)}; ${SchemaText.indexing(focus)}`] : []),
-              "sample rows:",
-              rows
-            ].join("\n")
-          )
-        ]
-      }
-    }),
+  data_quality_audit: Effect.fnUntraced(function*(input) {
+    const collection = yield* findTable(input.collections, input.args["table"]!)
+    const focus = input.args["column"] === undefined ? undefined : yield* findProperty(collection, input.args["column"])
+    const [count, rows] = yield* Effect.all([rowCount(input, collection), sampleRows(input, collection, 5)], { concurrency: 2 })
+    const nullNote = collection.indexNullState
+      ? "The null-state index is on: `is NULL` / `is not NULL` filters work, so count_rows can measure missing values per column."
+      : "The null-state index is off: `is NULL` filters are refused; estimate missing values from browsed rows instead."
+    const lengthNote = collection.indexPropertyLength
+      ? "The property-length index is on: `is empty` / `is not empty` work on text and array columns."
+      : "The property-length index is off: `is empty` filters are refused."
+    return {
+      description: `A data quality audit of ${collection.name}`,
+      messages: [
+        user(
+          [
+            `Audit the data quality of the table ${collection.name} in ${where(input)}${focus !== undefined ? `, focusing on the column ${focus.name}` : ""}.`,
+            "Check completeness (missing and empty values per column), validity (values of the expected type and range, dates in a sensible period), " +
+            "uniqueness (duplicate rows or keys), consistency (categories spelled differently, dangling cross-references) and outliers in numbers. " +
+            "Use count_rows with filters to measure, browse_table to look at examples, and report a table of findings with counts and a fix for each.",
+            "",
+            SchemaText.collectionBlock(collection),
+            "",
+            `rows: ${count}`,
+            nullNote,
+            lengthNote,
+            ...(focus !== undefined ? [`focus column: ${focus.name}: ${SchemaText.typeOf(focus)}; ${SchemaText.indexing(focus)}`] : []),
+            "sample rows:",
+            rows
+          ].join("\n")
+        )
+      ]
+    }
+  }),
 
-  tune_hybrid_search: (input) =>
-    Effect.gen(function*() {
-      const collection = yield* findTable(input.collections, input.args["table"]!)
-      const focus = input.args["property"] === undefined ? undefined : yield* findProperty(collection, input.args["property"])
-      const searchable = collection.properties.filter((p) => p.baseType === "text" && p.indexSearchable)
-      const vectorNote = collection.vectorizer !== undefined && collection.vectorizer !== "none"
-        ? `Vectorizer ${collection.vectorizer}: the query text is vectorized by the server, so hybrid and near_text work with text alone.`
-        : collection.namedVectors.length > 0
-        ? `Named vectors: ${collection.namedVectors.join(", ")}; pick the target vector.`
-        : "No vectorizer: the vector part of hybrid needs an explicit vector (vector_search with mode near_vector or hybrid with a vector); with text only, hybrid degrades to keyword search."
-      return {
-        description: `Hybrid search tuning on ${collection.name}`,
-        messages: [
-          user(
-            [
-              `Tune a hybrid search on the table ${collection.name} of ${where(input)} for the query:`,
-              "",
-              `> ${input.args["query"]!}`,
-              "",
-              "Run vector_search with mode hybrid at alpha 0 (keyword only), 0.25, 0.5, 0.75 and 1 (vector only), with limit 10, " +
-              "and compare the results: which alpha ranks the relevant rows first, whether the keyword part should search fewer properties, " +
-              "and whether a filter should narrow the candidates. Also run bm25 alone to see the keyword baseline. " +
-              "Recommend alpha, the properties (optionally boosted as `name^2`), the fusion type (rankedFusion or relativeScoreFusion) and any filter, with reasons.",
-              "",
-              vectorNote,
-              `Keyword-searchable text properties: ${
-                searchable.length === 0
-                  ? "none (bm25 and the keyword part of hybrid find nothing)"
-                  : searchable.map((p) => `${p.name} (tokenization ${p.tokenization ?? "word"})`).join(", ")
-              }.`,
-              ...(focus !== undefined
-                ? [`Weight the property ${focus.name} (${SchemaText.typeOf(focus)}; ${SchemaText.indexing(focus)}) in the keyword part.`]
-                : []),
-              "",
-              SchemaText.collectionBlock(collection)
-            ].join("\n")
-          )
-        ]
-      }
-    })
+  tune_hybrid_search: Effect.fnUntraced(function*(input) {
+    const collection = yield* findTable(input.collections, input.args["table"]!)
+    const focus = input.args["property"] === undefined ? undefined : yield* findProperty(collection, input.args["property"])
+    const searchable = collection.properties.filter((p) => p.baseType === "text" && p.indexSearchable)
+    const vectorNote = collection.vectorizer !== undefined && collection.vectorizer !== "none"
+      ? `Vectorizer ${collection.vectorizer}: the query text is vectorized by the server, so hybrid and near_text work with text alone.`
+      : collection.namedVectors.length > 0
+      ? `Named vectors: ${collection.namedVectors.join(", ")}; pick the target vector.`
+      : "No vectorizer: the vector part of hybrid needs an explicit vector (vector_search with mode near_vector or hybrid with a vector); with text only, hybrid degrades to keyword search."
+    return {
+      description: `Hybrid search tuning on ${collection.name}`,
+      messages: [
+        user(
+          [
+            `Tune a hybrid search on the table ${collection.name} of ${where(input)} for the query:`,
+            "",
+            `> ${input.args["query"]!}`,
+            "",
+            "Run vector_search with mode hybrid at alpha 0 (keyword only), 0.25, 0.5, 0.75 and 1 (vector only), with limit 10, " +
+            "and compare the results: which alpha ranks the relevant rows first, whether the keyword part should search fewer properties, " +
+            "and whether a filter should narrow the candidates. Also run bm25 alone to see the keyword baseline. " +
+            "Recommend alpha, the properties (optionally boosted as `name^2`), the fusion type (rankedFusion or relativeScoreFusion) and any filter, with reasons.",
+            "",
+            vectorNote,
+            `Keyword-searchable text properties: ${
+              searchable.length === 0
+                ? "none (bm25 and the keyword part of hybrid find nothing)"
+                : searchable.map((p) => `${p.name} (tokenization ${p.tokenization ?? "word"})`).join(", ")
+            }.`,
+            ...(focus !== undefined
+              ? [`Weight the property ${focus.name} (${SchemaText.typeOf(focus)}; ${SchemaText.indexing(focus)}) in the keyword part.`]
+              : []),
+            "",
+            SchemaText.collectionBlock(collection)
+          ].join("\n")
+        )
+      ]
+    }
+  })
 }
 
 // ===== Service =====

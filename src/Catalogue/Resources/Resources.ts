@@ -149,38 +149,37 @@ interface Deps {
 
 /** `resources/list`: the connections resource, then each visible connection's meta, schema and tables. */
 const makeList = ({ access, driver, listTimeout }: Deps) => {
-  const connectionEntries = (connection: Connection) =>
-    Effect.gen(function*() {
-      const ref = { connectionId: connection.id }
-      const fixed: Array<ResourceDescriptor> = [
-        {
-          uri: ResourceUri.format(ResourceRef.Meta(ref)),
-          name: `${connection.name}/meta`,
-          title: `${connection.name}: server metadata`,
-          description: `Connection ${connection.name} (${connection.id}) and the server's version, modules and latency.`,
-          mimeType: ResourceUri.MIME_TYPE
-        },
-        {
-          uri: ResourceUri.format(ResourceRef.Schema(ref)),
-          name: `${connection.name}/schema`,
-          title: `${connection.name}: schema`,
-          description: `Every collection of ${connection.name} with properties, types and index flags (subscribable).`,
-          mimeType: ResourceUri.MIME_TYPE
-        }
-      ]
-      const collections = yield* driver.listCollections(connection).pipe(
-        Effect.timeout(listTimeout),
-        Effect.orElseSucceed((): ReadonlyArray<CollectionSchema.Collection> => [])
-      )
-      const tables = collections.map((collection): ResourceDescriptor => ({
-        uri: ResourceUri.format(ResourceRef.Table({ connectionId: connection.id, table: collection.name })),
-        name: `${connection.name}/${collection.name}`,
-        title: `${connection.name}: table ${collection.name}`,
-        description: collection.description ?? `Collection ${collection.name} of ${connection.name}: columns, filter operators, row count.`,
+  const connectionEntries = Effect.fnUntraced(function*(connection: Connection) {
+    const ref = { connectionId: connection.id }
+    const fixed: Array<ResourceDescriptor> = [
+      {
+        uri: ResourceUri.format(ResourceRef.Meta(ref)),
+        name: `${connection.name}/meta`,
+        title: `${connection.name}: server metadata`,
+        description: `Connection ${connection.name} (${connection.id}) and the server's version, modules and latency.`,
         mimeType: ResourceUri.MIME_TYPE
-      }))
-      return [...fixed, ...tables]
-    })
+      },
+      {
+        uri: ResourceUri.format(ResourceRef.Schema(ref)),
+        name: `${connection.name}/schema`,
+        title: `${connection.name}: schema`,
+        description: `Every collection of ${connection.name} with properties, types and index flags (subscribable).`,
+        mimeType: ResourceUri.MIME_TYPE
+      }
+    ]
+    const collections = yield* driver.listCollections(connection).pipe(
+      Effect.timeout(listTimeout),
+      Effect.orElseSucceed((): ReadonlyArray<CollectionSchema.Collection> => [])
+    )
+    const tables = collections.map((collection): ResourceDescriptor => ({
+      uri: ResourceUri.format(ResourceRef.Table({ connectionId: connection.id, table: collection.name })),
+      name: `${connection.name}/${collection.name}`,
+      title: `${connection.name}: table ${collection.name}`,
+      description: collection.description ?? `Collection ${collection.name} of ${connection.name}: columns, filter operators, row count.`,
+      mimeType: ResourceUri.MIME_TYPE
+    }))
+    return [...fixed, ...tables]
+  })
 
   const list = Effect.gen(function*() {
     const connections = yield* access.visible
@@ -224,27 +223,25 @@ const makeRead = ({ access, driver, sampleSize }: Deps) => {
       )
     )
 
-  const tableBody = (connection: Connection, table: string) =>
-    Effect.gen(function*() {
-      const description = yield* driver.describe(connection, table)
-      const name = description.collection.name
-      if (description.collection.multiTenancy) return tableJson(connection, description, undefined)
-      const [rowCount, page] = yield* Effect.all([
-        driver.count(connection, name),
-        driver.browse(connection, name, { limit: sampleSize })
-      ], { concurrency: 2 })
-      return tableJson(connection, description, { rowCount, sampleRows: page.rows.map(withoutVector) })
-    })
+  const tableBody = Effect.fnUntraced(function*(connection: Connection, table: string) {
+    const description = yield* driver.describe(connection, table)
+    const name = description.collection.name
+    if (description.collection.multiTenancy) return tableJson(connection, description, undefined)
+    const [rowCount, page] = yield* Effect.all([
+      driver.count(connection, name),
+      driver.browse(connection, name, { limit: sampleSize })
+    ], { concurrency: 2 })
+    return tableJson(connection, description, { rowCount, sampleRows: page.rows.map(withoutVector) })
+  })
 
-  const rowBody = (connection: Connection, table: string, uuid: string, tenant: string | undefined) =>
-    Effect.gen(function*() {
-      const row = yield* driver.getRow(connection, table, uuid, { includeVector: true, tenant })
-      return yield* Option.match(row, {
-        onNone: () => Effect.fail(new InvalidParams({ message: `Unknown row ${uuid} in table ${table}`, data: { uuid } })),
-        onSome: (value) =>
-          Effect.succeed({ connectionId: connection.id, table, ...(tenant === undefined ? {} : { tenant }), row: value })
-      })
+  const rowBody = Effect.fnUntraced(function*(connection: Connection, table: string, uuid: string, tenant: string | undefined) {
+    const row = yield* driver.getRow(connection, table, uuid, { includeVector: true, tenant })
+    return yield* Option.match(row, {
+      onNone: () => Effect.fail(new InvalidParams({ message: `Unknown row ${uuid} in table ${table}`, data: { uuid } })),
+      onSome: (value) =>
+        Effect.succeed({ connectionId: connection.id, table, ...(tenant === undefined ? {} : { tenant }), row: value })
     })
+  })
 
   const driverFailure = (error: { readonly _tag: string; readonly message: string }): McpError =>
     error._tag === "InvalidParams" ? (error as InvalidParams) : ConnectionAccess.toMcpError(error)
@@ -325,19 +322,18 @@ const makeNotifications = ({ access, driver, listTimeout, pollInterval, store }:
 }
 
 /** @category constructors */
-export const make = (options: Options = {}) =>
-  Effect.gen(function*() {
-    const deps: Deps = {
-      store: yield* ConnectionStore,
-      driver: yield* Driver,
-      access: yield* ConnectionAccess.make,
-      pollInterval: Duration.decode(options.schemaPollInterval ?? Duration.seconds(10)),
-      listTimeout: Duration.decode(options.listSchemaTimeout ?? Duration.seconds(5)),
-      sampleSize: options.sampleRows ?? 10
-    }
-    const { listChanged, watch } = makeNotifications(deps)
-    return Resources.of({ list: makeList(deps), templates: ResourceUri.templates, read: makeRead(deps), listChanged, watch })
-  })
+export const make = Effect.fnUntraced(function*(options: Options = {}) {
+  const deps: Deps = {
+    store: yield* ConnectionStore,
+    driver: yield* Driver,
+    access: yield* ConnectionAccess.make,
+    pollInterval: Duration.decode(options.schemaPollInterval ?? Duration.seconds(10)),
+    listTimeout: Duration.decode(options.listSchemaTimeout ?? Duration.seconds(5)),
+    sampleSize: options.sampleRows ?? 10
+  }
+  const { listChanged, watch } = makeNotifications(deps)
+  return Resources.of({ list: makeList(deps), templates: ResourceUri.templates, read: makeRead(deps), listChanged, watch })
+})
 
 /** @category layers */
 export const layer = (options: Options = {}): Layer.Layer<Resources, never, Driver | ConnectionStore | FirstAccess> =>

@@ -44,28 +44,27 @@ export const listConnections = (env: ToolEnv) =>
     input: Schema.Struct({}).annotations({ jsonSchema: { type: "object", properties: {}, additionalProperties: false } }),
     output: Schema.Struct({ connections: Schema.Array(ConnectionSummary) }),
     annotations: READ,
-    run: () =>
-      Effect.gen(function*() {
-        const principal = yield* Principal.CurrentPrincipal
-        const all = yield* env.store.list
-        const connections = yield* Effect.forEach(
-          all.filter((c) => Principal.canSeeConnection(principal, c)),
-          (c) =>
-            Effect.map(env.driver.isConnected(c.id), (connected) => ({
-              id: c.id,
-              name: c.name,
-              url: c.baseUrl,
-              permission: Principal.permissionOn(principal, c) as "read" | "write",
-              aiPolicy: c.aiPolicy as "readOnly" | "readWrite",
-              safeMode: c.safeMode,
-              connected
-            }))
-        )
-        const text = connections.length === 0
-          ? "No connections are available to this token."
-          : TextTable.render(["id", "name", "url", "permission", "safeMode", "connected"], connections)
-        return ToolDefinition.ok({ connections }, text)
-      })
+    run: Effect.fnUntraced(function*() {
+      const principal = yield* Principal.CurrentPrincipal
+      const all = yield* env.store.list
+      const connections = yield* Effect.forEach(
+        all.filter((c) => Principal.canSeeConnection(principal, c)),
+        (c) =>
+          Effect.map(env.driver.isConnected(c.id), (connected) => ({
+            id: c.id,
+            name: c.name,
+            url: c.baseUrl,
+            permission: Principal.permissionOn(principal, c) as "read" | "write",
+            aiPolicy: c.aiPolicy as "readOnly" | "readWrite",
+            safeMode: c.safeMode,
+            connected
+          }))
+      )
+      const text = connections.length === 0
+        ? "No connections are available to this token."
+        : TextTable.render(["id", "name", "url", "permission", "safeMode", "connected"], connections)
+      return ToolDefinition.ok({ connections }, text)
+    })
   })
 
 /** @category tools */
@@ -101,49 +100,48 @@ export const getConnectionStatus = (env: ToolEnv) =>
       })
     }),
     annotations: READ,
-    run: (input) =>
-      Effect.gen(function*() {
-        const connection = yield* open(env, input.connection_id, "read")
-        if (InputRequired.is(connection)) return connection
-        // The health check first: its own time-out answers for a database that does not answer at all.
-        const health = yield* env.driver.health(connection)
-        const cluster = yield* env.driver.cluster(connection, { verbose: input.include_shards === true })
-        const result = {
-          connection_id: connection.id,
-          name: connection.name,
-          url: connection.baseUrl,
-          connected: true,
-          version: health.version,
-          modules: health.modules,
-          latencyMs: health.latencyMs,
-          cluster: {
-            health: cluster.health,
-            summary: Cluster.summary(cluster),
-            nodes: cluster.nodes.map((n) => ({
-              name: n.name,
-              status: n.status,
-              ...(n.version !== undefined ? { version: n.version } : {}),
-              ...(n.shardCount !== undefined ? { shardCount: n.shardCount } : {}),
-              ...(n.objectCount !== undefined ? { objectCount: n.objectCount } : {})
-            })),
-            problems: cluster.problems,
-            ...(cluster.members !== undefined ? { members: cluster.members } : {})
-          }
+    run: Effect.fnUntraced(function*(input) {
+      const connection = yield* open(env, input.connection_id, "read")
+      if (InputRequired.is(connection)) return connection
+      // The health check first: its own time-out answers for a database that does not answer at all.
+      const health = yield* env.driver.health(connection)
+      const cluster = yield* env.driver.cluster(connection, { verbose: input.include_shards === true })
+      const result = {
+        connection_id: connection.id,
+        name: connection.name,
+        url: connection.baseUrl,
+        connected: true,
+        version: health.version,
+        modules: health.modules,
+        latencyMs: health.latencyMs,
+        cluster: {
+          health: cluster.health,
+          summary: Cluster.summary(cluster),
+          nodes: cluster.nodes.map((n) => ({
+            name: n.name,
+            status: n.status,
+            ...(n.version !== undefined ? { version: n.version } : {}),
+            ...(n.shardCount !== undefined ? { shardCount: n.shardCount } : {}),
+            ...(n.objectCount !== undefined ? { objectCount: n.objectCount } : {})
+          })),
+          problems: cluster.problems,
+          ...(cluster.members !== undefined ? { members: cluster.members } : {})
         }
-        const nodeRows = result.cluster.nodes.map((n) => ({
-          node: n.name,
-          status: n.status,
-          version: n.version ?? "",
-          ...(input.include_shards === true ? { shards: String(n.shardCount ?? ""), objects: String(n.objectCount ?? "") } : {})
-        }))
-        return ToolDefinition.ok(
-          result,
-          `${connection.name} (${connection.baseUrl}) is connected: Weaviate ${health.version}, ` +
-            `modules: ${health.modules.length === 0 ? "none" : health.modules.join(", ")}, latency ${health.latencyMs} ms\n` +
-            `cluster ${result.cluster.summary}\n` +
-            (nodeRows.length === 0
-              ? ""
-              : TextTable.render(input.include_shards === true ? ["node", "status", "version", "shards", "objects"] : ["node", "status", "version"], nodeRows))
-        )
-      })
+      }
+      const nodeRows = result.cluster.nodes.map((n) => ({
+        node: n.name,
+        status: n.status,
+        version: n.version ?? "",
+        ...(input.include_shards === true ? { shards: String(n.shardCount ?? ""), objects: String(n.objectCount ?? "") } : {})
+      }))
+      return ToolDefinition.ok(
+        result,
+        `${connection.name} (${connection.baseUrl}) is connected: Weaviate ${health.version}, ` +
+          `modules: ${health.modules.length === 0 ? "none" : health.modules.join(", ")}, latency ${health.latencyMs} ms\n` +
+          `cluster ${result.cluster.summary}\n` +
+          (nodeRows.length === 0
+            ? ""
+            : TextTable.render(input.include_shards === true ? ["node", "status", "version", "shards", "objects"] : ["node", "status", "version"], nodeRows))
+      )
+    })
   })

@@ -50,53 +50,52 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     // `admin` comes only with fullAccess, so `tools/list` shows the tool to the tokens that may call it.
     scopes: ["tools:write", "admin"],
-    run: (input) =>
-      Effect.gen(function*() {
-        if (input.confirm !== input.table) {
-          return yield* ToolError.fail("invalid_argument", `confirm must repeat the table name exactly: ${JSON.stringify(input.table)}`)
-        }
-        const filters = toDriverFilters(input.filters)
-        if (input.operation === "delete_where" && filters.length === 0) {
-          return yield* ToolError.fail("invalid_argument", "delete_where needs at least one filter (delete_all_rows deletes every row)")
-        }
-        if (input.operation !== "delete_where" && filters.length > 0) {
-          return yield* ToolError.fail("invalid_argument", `${input.operation} takes no filters; use delete_where`)
-        }
-        const principal = yield* Principal.CurrentPrincipal
-        if (!Principal.isFullAccess(principal) || Principal.isAnonymous(principal)) {
-          return yield* new Forbidden({
-            message: "confirm_destructive_operation requires a fullAccess token",
-            data: { required: "fullAccess", access: principal.access }
-          })
-        }
-        const connection = yield* open(env, input.connection_id, "write")
-        if (InputRequired.is(connection)) return connection
-        // Dropping a collection drops every tenant; the row deletions are per tenant, checked first.
-        const { collection, request } = yield* env.driver.planDestructive(
-          connection,
-          input.table,
-          input.operation === "drop_table"
-            ? { _tag: "drop" }
-            : input.operation === "delete_all_rows"
-            ? { _tag: "deleteAll", tenant: input.tenant }
-            : { _tag: "deleteWhere", filters, tenant: input.tenant }
-        )
-        if (input.operation === "drop_table" && collection.multiTenancy && Principal.allowedTenants(principal, connection.id, collection.name) !== undefined) {
-          return yield* new Forbidden({ message: `Forbidden: a tenant-scoped token cannot drop ${collection.name}, which holds every tenant's rows` })
-        }
-        // The user approves exactly the request that is sent.
-        const approvedBy = yield* approve(env, connection, RowEdits.format(request), { destructive: true })
-        if (InputRequired.is(approvedBy)) return approvedBy
-        const deleted = yield* env.driver.sendDestructive(connection, request)
-        if (input.operation === "drop_table") {
-          return ToolDefinition.ok(
-            { operation: input.operation, table: collection.name, dropped: true, approvedBy },
-            `Dropped the collection ${collection.name} and all its rows.`
-          )
-        }
+    run: Effect.fnUntraced(function*(input) {
+      if (input.confirm !== input.table) {
+        return yield* ToolError.fail("invalid_argument", `confirm must repeat the table name exactly: ${JSON.stringify(input.table)}`)
+      }
+      const filters = toDriverFilters(input.filters)
+      if (input.operation === "delete_where" && filters.length === 0) {
+        return yield* ToolError.fail("invalid_argument", "delete_where needs at least one filter (delete_all_rows deletes every row)")
+      }
+      if (input.operation !== "delete_where" && filters.length > 0) {
+        return yield* ToolError.fail("invalid_argument", `${input.operation} takes no filters; use delete_where`)
+      }
+      const principal = yield* Principal.CurrentPrincipal
+      if (!Principal.isFullAccess(principal) || Principal.isAnonymous(principal)) {
+        return yield* new Forbidden({
+          message: "confirm_destructive_operation requires a fullAccess token",
+          data: { required: "fullAccess", access: principal.access }
+        })
+      }
+      const connection = yield* open(env, input.connection_id, "write")
+      if (InputRequired.is(connection)) return connection
+      // Dropping a collection drops every tenant; the row deletions are per tenant, checked first.
+      const { collection, request } = yield* env.driver.planDestructive(
+        connection,
+        input.table,
+        input.operation === "drop_table"
+          ? { _tag: "drop" }
+          : input.operation === "delete_all_rows"
+          ? { _tag: "deleteAll", tenant: input.tenant }
+          : { _tag: "deleteWhere", filters, tenant: input.tenant }
+      )
+      if (input.operation === "drop_table" && collection.multiTenancy && Principal.allowedTenants(principal, connection.id, collection.name) !== undefined) {
+        return yield* new Forbidden({ message: `Forbidden: a tenant-scoped token cannot drop ${collection.name}, which holds every tenant's rows` })
+      }
+      // The user approves exactly the request that is sent.
+      const approvedBy = yield* approve(env, connection, RowEdits.format(request), { destructive: true })
+      if (InputRequired.is(approvedBy)) return approvedBy
+      const deleted = yield* env.driver.sendDestructive(connection, request)
+      if (input.operation === "drop_table") {
         return ToolDefinition.ok(
-          { operation: input.operation, table: collection.name, deleted, approvedBy },
-          `Deleted ${TextTable.count(deleted, "row")} from ${collection.name}${input.operation === "delete_where" ? " matching the filters" : ""}.`
+          { operation: input.operation, table: collection.name, dropped: true, approvedBy },
+          `Dropped the collection ${collection.name} and all its rows.`
         )
-      })
+      }
+      return ToolDefinition.ok(
+        { operation: input.operation, table: collection.name, deleted, approvedBy },
+        `Deleted ${TextTable.count(deleted, "row")} from ${collection.name}${input.operation === "delete_where" ? " matching the filters" : ""}.`
+      )
+    })
   })

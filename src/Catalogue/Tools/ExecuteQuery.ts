@@ -95,63 +95,61 @@ const cutBody = (json: unknown, max: number): { body: unknown; truncated: boolea
  * A tenant-scoped token may read a multi-tenant collection only with one of its tenants named as a
  * literal; cross-collection roots (`Explore`) are refused. Collections without tenants are unaffected.
  */
-const checkTenantScope = (env: ToolEnv, connection: Connection, query: GraphqlEditor.ValidQuery) =>
-  Effect.gen(function*() {
-    const principal = yield* Principal.CurrentPrincipal
-    if (!Principal.isTenantScoped(principal, connection.id)) return
-    const uses = GraphqlEditor.collectionsUsed(query)
-    if (uses === undefined) {
-      return yield* new Forbidden({ message: "Forbidden: a tenant-scoped token cannot run a query whose fragments nest this deep" })
+const checkTenantScope = Effect.fnUntraced(function*(env: ToolEnv, connection: Connection, query: GraphqlEditor.ValidQuery) {
+  const principal = yield* Principal.CurrentPrincipal
+  if (!Principal.isTenantScoped(principal, connection.id)) return
+  const uses = GraphqlEditor.collectionsUsed(query)
+  if (uses === undefined) {
+    return yield* new Forbidden({ message: "Forbidden: a tenant-scoped token cannot run a query whose fragments nest this deep" })
+  }
+  const collections = yield* env.driver.listCollections(connection)
+  for (const use of uses) {
+    if (use.root !== "Get" && use.root !== "Aggregate") {
+      return yield* new Forbidden({ message: `Forbidden: a tenant-scoped token cannot run ${use.root} queries` })
     }
-    const collections = yield* env.driver.listCollections(connection)
-    for (const use of uses) {
-      if (use.root !== "Get" && use.root !== "Aggregate") {
-        return yield* new Forbidden({ message: `Forbidden: a tenant-scoped token cannot run ${use.root} queries` })
-      }
-      const collection = collections.find((c) => c.name === use.collection)
-      if (collection === undefined || !collection.multiTenancy) continue
-      const allowed = Principal.allowedTenants(principal, connection.id, collection.name) ?? []
-      if (typeof use.tenant !== "string" || !allowed.includes(use.tenant)) {
-        return yield* new Forbidden({
-          message: `Forbidden: this token may read ${collection.name} only with one of its tenants named (tenant: "…")`
-        })
-      }
+    const collection = collections.find((c) => c.name === use.collection)
+    if (collection === undefined || !collection.multiTenancy) continue
+    const allowed = Principal.allowedTenants(principal, connection.id, collection.name) ?? []
+    if (typeof use.tenant !== "string" || !allowed.includes(use.tenant)) {
+      return yield* new Forbidden({
+        message: `Forbidden: this token may read ${collection.name} only with one of its tenants named (tenant: "…")`
+      })
     }
-  })
+  }
+})
 
 /** A GraphQL result as the tool's answer: grids cut to `maxRows`, anything else as JSON. */
-const graphqlResult = (result: GraphqlEditor.EditorResult, maxRows: number) =>
-  Effect.gen(function*() {
-    const errors = result.errors.map((e) => e.message)
-    if (result.kind === "json") {
-      if (errors.length > 0 && (result.data === null || result.data === undefined)) {
-        return yield* ToolError.fail("query_failed", errors.join("; "))
-      }
-      const text = `${result.json}${errors.length > 0 ? `\nerrors: ${errors.join("; ")}` : ""}`
-      return ToolDefinition.ok({ kind: "graphql" as const, maxRows, truncated: false, data: result.data, errors }, text)
-    }
-    if (errors.length > 0 && result.tables.every((t) => t.rows.length === 0)) {
+const graphqlResult = Effect.fnUntraced(function*(result: GraphqlEditor.EditorResult, maxRows: number) {
+  const errors = result.errors.map((e) => e.message)
+  if (result.kind === "json") {
+    if (errors.length > 0 && (result.data === null || result.data === undefined)) {
       return yield* ToolError.fail("query_failed", errors.join("; "))
     }
-    const tables = result.tables.map((t) => ({
-      collection: t.collection,
-      columns: t.columns,
-      rows: t.rows.slice(0, maxRows),
-      totalRows: t.rows.length,
-      truncated: t.rows.length > maxRows
-    }))
-    const text = tables.map((t) =>
-      [
-        `${t.collection}:`,
-        TextTable.render(t.columns, t.rows),
-        ...(t.truncated ? [TextTable.truncationMarker(t.rows.length, t.totalRows)] : [])
-      ].join("\n")
-    ).concat(errors.length > 0 ? [`errors: ${errors.join("; ")}`] : []).join("\n\n")
-    return ToolDefinition.ok(
-      { kind: "graphql" as const, maxRows, truncated: tables.some((t) => t.truncated), tables, errors },
-      text
-    )
-  })
+    const text = `${result.json}${errors.length > 0 ? `\nerrors: ${errors.join("; ")}` : ""}`
+    return ToolDefinition.ok({ kind: "graphql" as const, maxRows, truncated: false, data: result.data, errors }, text)
+  }
+  if (errors.length > 0 && result.tables.every((t) => t.rows.length === 0)) {
+    return yield* ToolError.fail("query_failed", errors.join("; "))
+  }
+  const tables = result.tables.map((t) => ({
+    collection: t.collection,
+    columns: t.columns,
+    rows: t.rows.slice(0, maxRows),
+    totalRows: t.rows.length,
+    truncated: t.rows.length > maxRows
+  }))
+  const text = tables.map((t) =>
+    [
+      `${t.collection}:`,
+      TextTable.render(t.columns, t.rows),
+      ...(t.truncated ? [TextTable.truncationMarker(t.rows.length, t.totalRows)] : [])
+    ].join("\n")
+  ).concat(errors.length > 0 ? [`errors: ${errors.join("; ")}`] : []).join("\n\n")
+  return ToolDefinition.ok(
+    { kind: "graphql" as const, maxRows, truncated: tables.some((t) => t.truncated), tables, errors },
+    text
+  )
+})
 
 /**
  * A statement that ran out of `timeout_seconds`: when the cluster is degraded (a node died and the
@@ -192,76 +190,75 @@ export const executeQuery = (env: ToolEnv) =>
     output: Output,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     unmirrored: ["query"],
-    run: (input) =>
-      Effect.gen(function*() {
-        const context = yield* RequestContext
-        yield* context.progress(0, "statement received")
-        const bytes = Buffer.byteLength(input.query, "utf8")
-        if (bytes > MAX_STATEMENT_BYTES) {
-          return yield* ToolError.fail(
-            "invalid_argument",
-            `the statement is ${bytes.toLocaleString("en-US")} bytes; at most 100 KB (102,400 bytes) is accepted`
-          )
-        }
-        const maxRows = input.max_rows ?? 100
-        const bounded = withStatementTimeout(input.timeout_seconds ?? 60)
+    run: Effect.fnUntraced(function*(input) {
+      const context = yield* RequestContext
+      yield* context.progress(0, "statement received")
+      const bytes = Buffer.byteLength(input.query, "utf8")
+      if (bytes > MAX_STATEMENT_BYTES) {
+        return yield* ToolError.fail(
+          "invalid_argument",
+          `the statement is ${bytes.toLocaleString("en-US")} bytes; at most 100 KB (102,400 bytes) is accepted`
+        )
+      }
+      const maxRows = input.max_rows ?? 100
+      const bounded = withStatementTimeout(input.timeout_seconds ?? 60)
 
-        if (!REST_LINE.test(input.query)) {
-          // Parsed once: the validated document is what is sent (printed again only with a tenant).
-          const query = yield* GraphqlEditor.validate(input.query)
-          const connection = yield* open(env, input.connection_id, "read")
-          if (InputRequired.is(connection)) return connection
-          yield* checkTenantScope(env, connection, input.tenant === undefined ? query : GraphqlEditor.withTenant(query, input.tenant))
-          yield* context.progress(0.3, `running the GraphQL query on ${connection.name}`)
-          const result = yield* bounded(env.driver.graphql(connection, query, { tenant: input.tenant })).pipe(
-            Effect.catchTag("RequestTimeout", (timeout) => namingDegradedNodes(env, connection, timeout))
-          )
-          yield* context.progress(1, "done")
-          return yield* graphqlResult(result, maxRows)
-        }
-
-        if (input.tenant !== undefined) {
-          return yield* ToolError.fail("invalid_argument", "tenant applies to GraphQL; add ?tenant=NAME to the REST path")
-        }
-        // Parsed once: the canonical request is what is classified, shown for approval and sent.
-        const request = yield* RestConsole.parse(input.query)
-        const classification = RestConsole.classify(request)
-        if (classification.destructive !== undefined) {
-          return yield* destructiveRefusal(classification.destructive, classification.collection)
-        }
-        if (classification.isWrite) {
-          yield* Principal.requireScopes(yield* Principal.CurrentPrincipal, ["tools:read", "tools:write"])
-        }
-        const connection = yield* open(env, input.connection_id, classification.isWrite ? "write" : "read")
+      if (!REST_LINE.test(input.query)) {
+        // Parsed once: the validated document is what is sent (printed again only with a tenant).
+        const query = yield* GraphqlEditor.validate(input.query)
+        const connection = yield* open(env, input.connection_id, "read")
         if (InputRequired.is(connection)) return connection
-        if (Principal.isTenantScoped(yield* Principal.CurrentPrincipal, connection.id)) {
-          return yield* new Forbidden({
-            message: "Forbidden: a tenant-scoped token cannot use the REST console on this connection (it reaches every " +
-              "tenant); use GraphQL or the row tools with tenant"
-          })
-        }
-        const approvedBy = classification.isWrite ? yield* approve(env, connection, RestConsole.format(request)) : undefined
-        if (InputRequired.is(approvedBy)) return approvedBy
-        yield* context.progress(0.3, `sending ${request.method} ${request.path} to ${connection.name}`)
-        const response = yield* bounded(env.driver.rest(connection, request))
+        yield* checkTenantScope(env, connection, input.tenant === undefined ? query : GraphqlEditor.withTenant(query, input.tenant))
+        yield* context.progress(0.3, `running the GraphQL query on ${connection.name}`)
+        const result = yield* bounded(env.driver.graphql(connection, query, { tenant: input.tenant })).pipe(
+          Effect.catchTag("RequestTimeout", (timeout) => namingDegradedNodes(env, connection, timeout))
+        )
         yield* context.progress(1, "done")
-        if (!response.ok) return yield* restFailure(response.status, response.text, response.json)
-        const cut = response.json === undefined ? undefined : cutBody(response.json, maxRows)
-        const body = cut?.body ?? response.json ?? response.text
-        const truncated = cut?.truncated ?? false
-        const text = [
-          `${request.method} ${request.path} → HTTP ${response.status}`,
-          typeof body === "string" ? body : JSON.stringify(body, null, 2),
-          ...(truncated && cut !== undefined ? [TextTable.truncationMarker(cut.shown, cut.total)] : [])
-        ].join("\n")
-        return ToolDefinition.ok({
-          kind: "rest" as const,
-          maxRows,
-          truncated,
-          request: { method: request.method, path: request.path },
-          status: response.status,
-          body,
-          ...(approvedBy !== undefined ? { approvedBy } : {})
-        }, text)
-      })
+        return yield* graphqlResult(result, maxRows)
+      }
+
+      if (input.tenant !== undefined) {
+        return yield* ToolError.fail("invalid_argument", "tenant applies to GraphQL; add ?tenant=NAME to the REST path")
+      }
+      // Parsed once: the canonical request is what is classified, shown for approval and sent.
+      const request = yield* RestConsole.parse(input.query)
+      const classification = RestConsole.classify(request)
+      if (classification.destructive !== undefined) {
+        return yield* destructiveRefusal(classification.destructive, classification.collection)
+      }
+      if (classification.isWrite) {
+        yield* Principal.requireScopes(yield* Principal.CurrentPrincipal, ["tools:read", "tools:write"])
+      }
+      const connection = yield* open(env, input.connection_id, classification.isWrite ? "write" : "read")
+      if (InputRequired.is(connection)) return connection
+      if (Principal.isTenantScoped(yield* Principal.CurrentPrincipal, connection.id)) {
+        return yield* new Forbidden({
+          message: "Forbidden: a tenant-scoped token cannot use the REST console on this connection (it reaches every " +
+            "tenant); use GraphQL or the row tools with tenant"
+        })
+      }
+      const approvedBy = classification.isWrite ? yield* approve(env, connection, RestConsole.format(request)) : undefined
+      if (InputRequired.is(approvedBy)) return approvedBy
+      yield* context.progress(0.3, `sending ${request.method} ${request.path} to ${connection.name}`)
+      const response = yield* bounded(env.driver.rest(connection, request))
+      yield* context.progress(1, "done")
+      if (!response.ok) return yield* restFailure(response.status, response.text, response.json)
+      const cut = response.json === undefined ? undefined : cutBody(response.json, maxRows)
+      const body = cut?.body ?? response.json ?? response.text
+      const truncated = cut?.truncated ?? false
+      const text = [
+        `${request.method} ${request.path} → HTTP ${response.status}`,
+        typeof body === "string" ? body : JSON.stringify(body, null, 2),
+        ...(truncated && cut !== undefined ? [TextTable.truncationMarker(cut.shown, cut.total)] : [])
+      ].join("\n")
+      return ToolDefinition.ok({
+        kind: "rest" as const,
+        maxRows,
+        truncated,
+        request: { method: request.method, path: request.path },
+        status: response.status,
+        body,
+        ...(approvedBy !== undefined ? { approvedBy } : {})
+      }, text)
+    })
   })

@@ -46,39 +46,38 @@ export const browseTable = (env: ToolEnv) =>
       endOfGrid: Schema.Boolean
     }),
     annotations: READ,
-    run: (input) =>
-      Effect.gen(function*() {
-        const connection = yield* open(env, input.connection_id, "read")
-        if (InputRequired.is(connection)) return connection
-        const offset = input.offset ?? 0
-        const limit = Math.min(input.limit ?? 50, PAGING_DEPTH - offset)
-        const page = yield* env.driver.browse(connection, input.table, {
-          filters: toDriverFilters(input.filters),
-          sort: input.sort ?? [],
-          limit,
-          offset,
-          tenant: input.tenant,
-          consistencyLevel: input.consistency_level
-        })
-        const columns = page.columns.filter((c) => c.kind !== "vector").map((c) => c.name)
-        const rows = page.rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c] ?? null])))
-        const endOfGrid = page.nextOffset === undefined && rows.length === limit && offset + limit >= PAGING_DEPTH
-        const result = {
-          table: page.collection,
-          columns,
-          rows,
-          offset,
-          limit,
-          ...(page.nextOffset !== undefined ? { nextOffset: page.nextOffset } : {}),
-          endOfGrid
-        }
-        const footer = page.nextOffset !== undefined
-          ? `rows ${offset + 1}–${offset + rows.length}; more rows: call again with offset ${page.nextOffset}`
-          : endOfGrid
-          ? "[the grid stops at row 10,000; use execute_query with a GraphQL after cursor to read further]"
-          : `rows ${rows.length === 0 ? 0 : offset + 1}–${offset + rows.length}; no more rows`
-        return ToolDefinition.ok(result, `${TextTable.render(columns, rows)}\n${footer}`)
+    run: Effect.fnUntraced(function*(input) {
+      const connection = yield* open(env, input.connection_id, "read")
+      if (InputRequired.is(connection)) return connection
+      const offset = input.offset ?? 0
+      const limit = Math.min(input.limit ?? 50, PAGING_DEPTH - offset)
+      const page = yield* env.driver.browse(connection, input.table, {
+        filters: toDriverFilters(input.filters),
+        sort: input.sort ?? [],
+        limit,
+        offset,
+        tenant: input.tenant,
+        consistencyLevel: input.consistency_level
       })
+      const columns = page.columns.filter((c) => c.kind !== "vector").map((c) => c.name)
+      const rows = page.rows.map((row) => Object.fromEntries(columns.map((c) => [c, row[c] ?? null])))
+      const endOfGrid = page.nextOffset === undefined && rows.length === limit && offset + limit >= PAGING_DEPTH
+      const result = {
+        table: page.collection,
+        columns,
+        rows,
+        offset,
+        limit,
+        ...(page.nextOffset !== undefined ? { nextOffset: page.nextOffset } : {}),
+        endOfGrid
+      }
+      const footer = page.nextOffset !== undefined
+        ? `rows ${offset + 1}–${offset + rows.length}; more rows: call again with offset ${page.nextOffset}`
+        : endOfGrid
+        ? "[the grid stops at row 10,000; use execute_query with a GraphQL after cursor to read further]"
+        : `rows ${rows.length === 0 ? 0 : offset + 1}–${offset + rows.length}; no more rows`
+      return ToolDefinition.ok(result, `${TextTable.render(columns, rows)}\n${footer}`)
+    })
   })
 
 /** @category tools */
@@ -95,17 +94,16 @@ export const countRows = (env: ToolEnv) =>
     }),
     output: Schema.Struct({ table: Schema.String, count: Schema.Number }),
     annotations: READ,
-    run: (input) =>
-      Effect.gen(function*() {
-        const connection = yield* open(env, input.connection_id, "read")
-        if (InputRequired.is(connection)) return connection
-        const count = yield* env.driver.count(connection, input.table, {
-          filters: toDriverFilters(input.filters),
-          tenant: input.tenant
-        })
-        const filtered = (input.filters ?? []).length > 0 ? " matching the filters" : ""
-        return ToolDefinition.ok({ table: input.table, count }, `${input.table}: ${TextTable.count(count, "row")}${filtered}`)
+    run: Effect.fnUntraced(function*(input) {
+      const connection = yield* open(env, input.connection_id, "read")
+      if (InputRequired.is(connection)) return connection
+      const count = yield* env.driver.count(connection, input.table, {
+        filters: toDriverFilters(input.filters),
+        tenant: input.tenant
       })
+      const filtered = (input.filters ?? []).length > 0 ? " matching the filters" : ""
+      return ToolDefinition.ok({ table: input.table, count }, `${input.table}: ${TextTable.count(count, "row")}${filtered}`)
+    })
   })
 
 /** @category tools */
@@ -125,20 +123,19 @@ export const getRow = (env: ToolEnv) =>
     }),
     output: Schema.Struct({ table: Schema.String, row: Row }),
     annotations: READ,
-    run: (input) =>
-      Effect.gen(function*() {
-        const connection = yield* open(env, input.connection_id, "read")
-        if (InputRequired.is(connection)) return connection
-        const includeVector = input.include_vector === true
-        const found = yield* env.driver.getRow(connection, input.table, input.uuid, {
-          includeVector,
-          tenant: input.tenant,
-          consistencyLevel: input.consistency_level
-        })
-        if (Option.isNone(found)) return yield* ToolError.fail("not_found", `${input.table} has no row with uuid ${input.uuid}`)
-        // Every vector column: `vector`, or `vector:<name>` for each named vector.
-        const row = includeVector ? found.value : Object.fromEntries(Object.entries(found.value).filter(([k]) => k !== "vector" && !k.startsWith("vector:")))
-        const text = Object.entries(row).map(([k, v]) => `${k}: ${TextTable.cell(v, k)}`).join("\n")
-        return ToolDefinition.ok({ table: input.table, row }, text)
+    run: Effect.fnUntraced(function*(input) {
+      const connection = yield* open(env, input.connection_id, "read")
+      if (InputRequired.is(connection)) return connection
+      const includeVector = input.include_vector === true
+      const found = yield* env.driver.getRow(connection, input.table, input.uuid, {
+        includeVector,
+        tenant: input.tenant,
+        consistencyLevel: input.consistency_level
       })
+      if (Option.isNone(found)) return yield* ToolError.fail("not_found", `${input.table} has no row with uuid ${input.uuid}`)
+      // Every vector column: `vector`, or `vector:<name>` for each named vector.
+      const row = includeVector ? found.value : Object.fromEntries(Object.entries(found.value).filter(([k]) => k !== "vector" && !k.startsWith("vector:")))
+      const text = Object.entries(row).map(([k, v]) => `${k}: ${TextTable.cell(v, k)}`).join("\n")
+      return ToolDefinition.ok({ table: input.table, row }, text)
+    })
   })

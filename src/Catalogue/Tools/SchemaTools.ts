@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import type { Collection, Property } from "../../Driver/CollectionSchema.ts"
+import type { Connection } from "../../Schema/Connection.ts"
 import { type ToolEnv, open } from "./ConnectionGate.ts"
 import { ConnectionId, Table } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
@@ -27,6 +28,26 @@ const TableSummary = Schema.Struct({
   }))
 })
 
+/** One collection of `list_tables`: its summary, its shards not ready, and its row count when asked. */
+const summaryOf = Effect.fnUntraced(function*(env: ToolEnv, connection: Connection, c: Collection, withCount: boolean) {
+  // Tenants' shards are their tenants (list_tenants shows their state): only the others are asked.
+  const unready = c.multiTenancy ? [] : yield* env.driver.unreadyShards(connection, c.name)
+  const count = !withCount
+    ? undefined
+    : c.multiTenancy
+    ? null
+    : yield* env.driver.count(connection, c.name)
+  return {
+    name: c.name,
+    ...(c.description !== undefined ? { description: c.description } : {}),
+    ...(c.vectorizer !== undefined ? { vectorizer: c.vectorizer } : {}),
+    multiTenancy: c.multiTenancy,
+    properties: c.properties.length,
+    ...(count !== undefined ? { count } : {}),
+    ...(unready.length > 0 ? { unreadyShards: unready.map((u) => `${u.name} (${u.status})`) } : {})
+  }
+})
+
 /** @category tools */
 export const listTables = (env: ToolEnv) =>
   ToolDefinition.make({
@@ -41,37 +62,20 @@ export const listTables = (env: ToolEnv) =>
     }),
     output: Schema.Struct({ connection_id: Schema.String, tables: Schema.Array(TableSummary) }),
     annotations: READ,
-    run: (input) =>
-      Effect.gen(function*() {
-        const connection = yield* open(env, input.connection_id, "read")
-        if (InputRequired.is(connection)) return connection
-        const collections = yield* env.driver.listCollections(connection)
-        const tables = yield* Effect.forEach(collections, (c) =>
-          Effect.gen(function*() {
-            // Tenants' shards are their tenants (list_tenants shows their state): only the others are asked.
-            const unready = c.multiTenancy ? [] : yield* env.driver.unreadyShards(connection, c.name)
-            const count = input.include_counts !== true
-              ? undefined
-              : c.multiTenancy
-              ? null
-              : yield* env.driver.count(connection, c.name)
-            return {
-              name: c.name,
-              ...(c.description !== undefined ? { description: c.description } : {}),
-              ...(c.vectorizer !== undefined ? { vectorizer: c.vectorizer } : {}),
-              multiTenancy: c.multiTenancy,
-              properties: c.properties.length,
-              ...(count !== undefined ? { count } : {}),
-              ...(unready.length > 0 ? { unreadyShards: unready.map((u) => `${u.name} (${u.status})`) } : {})
-            }
-          }), { concurrency: 4 })
-        const columns = ["name", "vectorizer", "multiTenancy", "properties", ...(input.include_counts === true ? ["count"] : []), "description"]
-        const notReady = tables.flatMap((t) => (t.unreadyShards !== undefined ? [`${t.name}: ${t.unreadyShards.join(", ")}`] : []))
-        const text = tables.length === 0
-          ? `${connection.name} has no collections.`
-          : TextTable.render(columns, tables) + (notReady.length === 0 ? "" : `\nshards not ready: ${notReady.join("; ")}`)
-        return ToolDefinition.ok({ connection_id: connection.id, tables }, text)
+    run: Effect.fnUntraced(function*(input) {
+      const connection = yield* open(env, input.connection_id, "read")
+      if (InputRequired.is(connection)) return connection
+      const collections = yield* env.driver.listCollections(connection)
+      const tables = yield* Effect.forEach(collections, (c) => summaryOf(env, connection, c, input.include_counts === true), {
+        concurrency: 4
       })
+      const columns = ["name", "vectorizer", "multiTenancy", "properties", ...(input.include_counts === true ? ["count"] : []), "description"]
+      const notReady = tables.flatMap((t) => (t.unreadyShards !== undefined ? [`${t.name}: ${t.unreadyShards.join(", ")}`] : []))
+      const text = tables.length === 0
+        ? `${connection.name} has no collections.`
+        : TextTable.render(columns, tables) + (notReady.length === 0 ? "" : `\nshards not ready: ${notReady.join("; ")}`)
+      return ToolDefinition.ok({ connection_id: connection.id, tables }, text)
+    })
   })
 
 const ColumnDescription = Schema.Struct({
@@ -139,86 +143,85 @@ export const describeTable = (env: ToolEnv) =>
     input: Schema.Struct({ connection_id: ConnectionId, table: Table }),
     output: TableDescription,
     annotations: READ,
-    run: (input) =>
-      Effect.gen(function*() {
-        const connection = yield* open(env, input.connection_id, "read")
-        if (InputRequired.is(connection)) return connection
-        const description = yield* env.driver.describe(connection, input.table)
-        const c: Collection = description.collection
-        const placement = yield* env.driver.placement(connection, c.name)
-        const shards = placement.shards?.map((s) => ({ ...s, ready: s.status === "READY" }))
-        const tenants = c.multiTenancy ? (yield* env.driver.tenants(connection, c.name)).tenants.map((t) => t.name) : undefined
-        const columns = description.columns.map((column) => {
-          const p = column.property
-          return {
-            name: column.name,
-            kind: column.kind,
-            dataType: column.dataType,
-            readOnly: column.readOnly,
-            primaryKey: column.primaryKey,
-            operators: column.operators,
-            ...(p?.description !== undefined ? { description: p.description } : {}),
-            ...(p?.tokenization !== undefined ? { tokenization: p.tokenization } : {}),
-            ...(p !== undefined
-              ? { indexFilterable: p.indexFilterable, indexSearchable: p.indexSearchable, indexRangeFilters: p.indexRangeFilters }
-              : {}),
-            ...(p?.nestedProperties !== undefined ? { nestedProperties: nestedNames(p) } : {})
-          }
-        })
-        const crossReferences = c.properties
-          .filter((p) => p.baseType === "reference")
-          .map((p) => ({ property: p.name, targets: p.dataType }))
-        const result = {
-          connection_id: connection.id,
-          name: c.name,
-          ...(c.description !== undefined ? { description: c.description } : {}),
-          vectorizer: c.vectorizer ?? "none",
-          namedVectors: c.namedVectors,
-          vectors: c.vectors.map((v) => ({ name: v.name, vectorizer: v.vectorizer, indexType: v.indexType, distance: v.distance ?? null })),
-          multiTenancy: c.multiTenancy,
-          ...(tenants !== undefined
-            ? {
-              tenancy: {
-                autoTenantCreation: c.tenancy.autoTenantCreation,
-                autoTenantActivation: c.tenancy.autoTenantActivation,
-                tenantCount: tenants.length
-              },
-              tenants: tenants.slice(0, MAX_TENANTS_LISTED)
-            }
+    run: Effect.fnUntraced(function*(input) {
+      const connection = yield* open(env, input.connection_id, "read")
+      if (InputRequired.is(connection)) return connection
+      const description = yield* env.driver.describe(connection, input.table)
+      const c: Collection = description.collection
+      const placement = yield* env.driver.placement(connection, c.name)
+      const shards = placement.shards?.map((s) => ({ ...s, ready: s.status === "READY" }))
+      const tenants = c.multiTenancy ? (yield* env.driver.tenants(connection, c.name)).tenants.map((t) => t.name) : undefined
+      const columns = description.columns.map((column) => {
+        const p = column.property
+        return {
+          name: column.name,
+          kind: column.kind,
+          dataType: column.dataType,
+          readOnly: column.readOnly,
+          primaryKey: column.primaryKey,
+          operators: column.operators,
+          ...(p?.description !== undefined ? { description: p.description } : {}),
+          ...(p?.tokenization !== undefined ? { tokenization: p.tokenization } : {}),
+          ...(p !== undefined
+            ? { indexFilterable: p.indexFilterable, indexSearchable: p.indexSearchable, indexRangeFilters: p.indexRangeFilters }
             : {}),
-          indexes: { nullState: c.indexNullState, propertyLength: c.indexPropertyLength, timestamps: c.indexTimestamps },
-          replication: placement.replication,
-          sharding: placement.sharding,
-          ...(shards !== undefined ? { shards } : {}),
-          columns,
-          crossReferences
+          ...(p?.nestedProperties !== undefined ? { nestedProperties: nestedNames(p) } : {})
         }
-        const text = [
-          `${c.name}${c.description !== undefined ? ` — ${c.description}` : ""}`,
-          `vectorizer: ${result.vectorizer}; multi-tenancy: ${tenancyText(c, tenants)}; ` +
-          `indexNullState: ${c.indexNullState}; indexPropertyLength: ${c.indexPropertyLength}; indexTimestamps: ${c.indexTimestamps}`,
-          `replication: factor ${placement.replication.factor}, async replication ${placement.replication.asyncEnabled ? "on" : "off"}, ` +
-          `deletion strategy ${placement.replication.deletionStrategy}; sharding: ${placement.sharding.actualCount} of ` +
-          `${placement.sharding.desiredCount} desired shards`,
-          ...(shards ?? []).map((s) =>
-            `- shard ${s.name}: ${s.status}${s.ready ? "" : " (NOT READY)"}, on ${s.nodes.length === 0 ? "no healthy node" : s.nodes.join(", ")}` +
-            `${s.replicas !== undefined && s.nodes.length < s.replicas ? ` (${s.nodes.length} of ${s.replicas} replicas)` : ""}`
-          ),
-          `vectors: ${
-            c.vectors.map((v) => `${v.name === "" ? "vector" : `vector:${v.name}`} (${v.vectorizer}, ${v.indexType}${v.distance === undefined ? "" : `, ${v.distance}`})`).join("; ")
-          }`,
-          // One line per column, uncut: the operator list is what a filter is written from.
-          ...columns.map((col) =>
-            `- ${col.name} (${col.dataType}${col.readOnly ? ", read-only" : ""}): ${
-              col.operators.length === 0 ? "not filterable" : col.operators.join(", ")
-            }`
-          ),
-          ...(crossReferences.length > 0
-            ? [`cross-references: ${crossReferences.map((r) => `${r.property} → ${r.targets.join(", ")}`).join("; ")}`]
-            : [])
-        ].join("\n")
-        return ToolDefinition.ok(result, text)
       })
+      const crossReferences = c.properties
+        .filter((p) => p.baseType === "reference")
+        .map((p) => ({ property: p.name, targets: p.dataType }))
+      const result = {
+        connection_id: connection.id,
+        name: c.name,
+        ...(c.description !== undefined ? { description: c.description } : {}),
+        vectorizer: c.vectorizer ?? "none",
+        namedVectors: c.namedVectors,
+        vectors: c.vectors.map((v) => ({ name: v.name, vectorizer: v.vectorizer, indexType: v.indexType, distance: v.distance ?? null })),
+        multiTenancy: c.multiTenancy,
+        ...(tenants !== undefined
+          ? {
+            tenancy: {
+              autoTenantCreation: c.tenancy.autoTenantCreation,
+              autoTenantActivation: c.tenancy.autoTenantActivation,
+              tenantCount: tenants.length
+            },
+            tenants: tenants.slice(0, MAX_TENANTS_LISTED)
+          }
+          : {}),
+        indexes: { nullState: c.indexNullState, propertyLength: c.indexPropertyLength, timestamps: c.indexTimestamps },
+        replication: placement.replication,
+        sharding: placement.sharding,
+        ...(shards !== undefined ? { shards } : {}),
+        columns,
+        crossReferences
+      }
+      const text = [
+        `${c.name}${c.description !== undefined ? ` — ${c.description}` : ""}`,
+        `vectorizer: ${result.vectorizer}; multi-tenancy: ${tenancyText(c, tenants)}; ` +
+        `indexNullState: ${c.indexNullState}; indexPropertyLength: ${c.indexPropertyLength}; indexTimestamps: ${c.indexTimestamps}`,
+        `replication: factor ${placement.replication.factor}, async replication ${placement.replication.asyncEnabled ? "on" : "off"}, ` +
+        `deletion strategy ${placement.replication.deletionStrategy}; sharding: ${placement.sharding.actualCount} of ` +
+        `${placement.sharding.desiredCount} desired shards`,
+        ...(shards ?? []).map((s) =>
+          `- shard ${s.name}: ${s.status}${s.ready ? "" : " (NOT READY)"}, on ${s.nodes.length === 0 ? "no healthy node" : s.nodes.join(", ")}` +
+          `${s.replicas !== undefined && s.nodes.length < s.replicas ? ` (${s.nodes.length} of ${s.replicas} replicas)` : ""}`
+        ),
+        `vectors: ${
+          c.vectors.map((v) => `${v.name === "" ? "vector" : `vector:${v.name}`} (${v.vectorizer}, ${v.indexType}${v.distance === undefined ? "" : `, ${v.distance}`})`).join("; ")
+        }`,
+        // One line per column, uncut: the operator list is what a filter is written from.
+        ...columns.map((col) =>
+          `- ${col.name} (${col.dataType}${col.readOnly ? ", read-only" : ""}): ${
+            col.operators.length === 0 ? "not filterable" : col.operators.join(", ")
+          }`
+        ),
+        ...(crossReferences.length > 0
+          ? [`cross-references: ${crossReferences.map((r) => `${r.property} → ${r.targets.join(", ")}`).join("; ")}`]
+          : [])
+      ].join("\n")
+      return ToolDefinition.ok(result, text)
+    })
   })
 
 /** Tenant names describe_table lists; list_tenants pages through all of them. */
@@ -272,22 +275,21 @@ export const searchSchema = (env: ToolEnv) =>
       }))
     }),
     annotations: READ,
-    run: (input) =>
-      Effect.gen(function*() {
-        const connection = yield* open(env, input.connection_id, "read")
-        if (InputRequired.is(connection)) return connection
-        const collections = yield* env.driver.listCollections(connection)
-        const regex = namePattern(input.pattern)
-        const matches: Array<{ collection: string; property?: string; dataType?: string }> = []
-        for (const c of collections) {
-          if (regex.test(c.name)) matches.push({ collection: c.name })
-          for (const p of flatten(c.properties, "")) {
-            if (regex.test(p.leaf)) matches.push({ collection: c.name, property: p.path, dataType: p.dataType })
-          }
+    run: Effect.fnUntraced(function*(input) {
+      const connection = yield* open(env, input.connection_id, "read")
+      if (InputRequired.is(connection)) return connection
+      const collections = yield* env.driver.listCollections(connection)
+      const regex = namePattern(input.pattern)
+      const matches: Array<{ collection: string; property?: string; dataType?: string }> = []
+      for (const c of collections) {
+        if (regex.test(c.name)) matches.push({ collection: c.name })
+        for (const p of flatten(c.properties, "")) {
+          if (regex.test(p.leaf)) matches.push({ collection: c.name, property: p.path, dataType: p.dataType })
         }
-        const text = matches.length === 0
-          ? `Nothing matches ${JSON.stringify(input.pattern)}.`
-          : TextTable.render(["collection", "property", "dataType"], matches)
-        return ToolDefinition.ok({ pattern: input.pattern, matches }, text)
-      })
+      }
+      const text = matches.length === 0
+        ? `Nothing matches ${JSON.stringify(input.pattern)}.`
+        : TextTable.render(["collection", "property", "dataType"], matches)
+      return ToolDefinition.ok({ pattern: input.pattern, matches }, text)
+    })
   })

@@ -51,26 +51,25 @@ export const listTenants = (env: ToolEnv) =>
       nextCursor: Schema.optional(Schema.String)
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    run: (input) =>
-      Effect.gen(function*() {
-        const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor)
-        if (input.cursor !== undefined && after === undefined) {
-          return yield* ToolError.fail("invalid_argument", "cursor is not a nextCursor of list_tenants")
-        }
-        const connection = yield* open(env, input.connection_id, "read")
-        if (InputRequired.is(connection)) return connection
-        const { collection, tenants } = yield* env.driver.tenants(connection, input.table)
-        const rest = after === undefined ? tenants : tenants.filter((t) => t.name > after)
-        const page = rest.slice(0, PAGE_SIZE).map((t) => ({ ...t, active: ACTIVE_STATUSES.has(t.activityStatus) }))
-        const nextCursor = rest.length > PAGE_SIZE ? encodeCursor(page[page.length - 1]!.name) : undefined
-        const text = [
-          `${collection.name}: ${TextTable.count(tenants.length, "tenant")}`,
-          TextTable.render(["name", "activityStatus"], page),
-          ...(nextCursor === undefined ? [] : [`more tenants: call again with cursor ${nextCursor}`])
-        ].join("\n")
-        return ToolDefinition.ok(
-          { table: collection.name, tenants: page, total: tenants.length, ...(nextCursor === undefined ? {} : { nextCursor }) },
-          text
-        )
-      })
+    run: Effect.fnUntraced(function*(input) {
+      const after = input.cursor === undefined ? undefined : decodeCursor(input.cursor)
+      if (input.cursor !== undefined && after === undefined) {
+        return yield* ToolError.fail("invalid_argument", "cursor is not a nextCursor of list_tenants")
+      }
+      const connection = yield* open(env, input.connection_id, "read")
+      if (InputRequired.is(connection)) return connection
+      const { collection, tenants } = yield* env.driver.tenants(connection, input.table)
+      const rest = after === undefined ? tenants : tenants.filter((t) => t.name > after)
+      const page = rest.slice(0, PAGE_SIZE).map((t) => ({ ...t, active: ACTIVE_STATUSES.has(t.activityStatus) }))
+      const nextCursor = rest.length > PAGE_SIZE ? encodeCursor(page[page.length - 1]!.name) : undefined
+      const text = [
+        `${collection.name}: ${TextTable.count(tenants.length, "tenant")}`,
+        TextTable.render(["name", "activityStatus"], page),
+        ...(nextCursor === undefined ? [] : [`more tenants: call again with cursor ${nextCursor}`])
+      ].join("\n")
+      return ToolDefinition.ok(
+        { table: collection.name, tenants: page, total: tenants.length, ...(nextCursor === undefined ? {} : { nextCursor }) },
+        text
+      )
+    })
   })

@@ -155,38 +155,37 @@ export const vectorSearch = (env: ToolEnv) =>
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     unmirrored: ["query"],
-    run: (input) =>
-      Effect.gen(function*() {
-        const missing = needs(input.mode, input)
-        if (missing !== undefined) return yield* ToolError.fail("invalid_argument", missing)
-        const connection = yield* open(env, input.connection_id, "read")
-        if (InputRequired.is(connection)) return connection
-        const { collection, tenant } = yield* env.driver.resolveTenant(connection, input.table, input.tenant, "read")
-        const problem = targetProblem(input, collection)
-        if (problem !== undefined) return yield* ToolError.fail("invalid_argument", problem)
-        const where = yield* FilterBuilder.buildWhere(collection, toDriverFilters(input.filters))
-        const measure = input.mode === "near_text" || input.mode === "near_vector" ? "distance" : "score"
-        const selection = Grid.selection(collection, `id ${measure}`)
-        const args = [
-          searchArgument(input),
-          ...(where !== undefined ? [`where: ${FilterBuilder.printWhere(where)}`] : []),
-          `limit: ${input.limit ?? 10}`,
-          ...(tenant !== undefined ? [`tenant: ${FilterBuilder.graphqlString(tenant)}`] : []),
-          ...(ConsistencyLevel.replicated(collection.raw)
-            ? [ConsistencyLevel.graphqlArgument(ConsistencyLevel.effective(input.consistency_level, connection))].filter((a) => a !== undefined)
-            : [])
-        ]
-        const query = `{ Get { ${collection.name}(${args.join(", ")}) { ${selection} } } }`
-        const result = yield* env.driver.graphql(connection, query)
-        if (result.errors.length > 0) {
-          return yield* ToolError.fail("query_failed", result.errors.map((e) => e.message).join("; "))
-        }
-        const table = result.kind === "grid" ? result.tables[0] : undefined
-        const columns = table?.columns ?? []
-        const rows = table?.rows ?? []
-        return ToolDefinition.ok(
-          { table: collection.name, mode: input.mode, query, columns, rows },
-          `${TextTable.render(columns, rows)}\n${TextTable.count(rows.length, "result")} (${input.mode})`
-        )
-      })
+    run: Effect.fnUntraced(function*(input) {
+      const missing = needs(input.mode, input)
+      if (missing !== undefined) return yield* ToolError.fail("invalid_argument", missing)
+      const connection = yield* open(env, input.connection_id, "read")
+      if (InputRequired.is(connection)) return connection
+      const { collection, tenant } = yield* env.driver.resolveTenant(connection, input.table, input.tenant, "read")
+      const problem = targetProblem(input, collection)
+      if (problem !== undefined) return yield* ToolError.fail("invalid_argument", problem)
+      const where = yield* FilterBuilder.buildWhere(collection, toDriverFilters(input.filters))
+      const measure = input.mode === "near_text" || input.mode === "near_vector" ? "distance" : "score"
+      const selection = Grid.selection(collection, `id ${measure}`)
+      const args = [
+        searchArgument(input),
+        ...(where !== undefined ? [`where: ${FilterBuilder.printWhere(where)}`] : []),
+        `limit: ${input.limit ?? 10}`,
+        ...(tenant !== undefined ? [`tenant: ${FilterBuilder.graphqlString(tenant)}`] : []),
+        ...(ConsistencyLevel.replicated(collection.raw)
+          ? [ConsistencyLevel.graphqlArgument(ConsistencyLevel.effective(input.consistency_level, connection))].filter((a) => a !== undefined)
+          : [])
+      ]
+      const query = `{ Get { ${collection.name}(${args.join(", ")}) { ${selection} } } }`
+      const result = yield* env.driver.graphql(connection, query)
+      if (result.errors.length > 0) {
+        return yield* ToolError.fail("query_failed", result.errors.map((e) => e.message).join("; "))
+      }
+      const table = result.kind === "grid" ? result.tables[0] : undefined
+      const columns = table?.columns ?? []
+      const rows = table?.rows ?? []
+      return ToolDefinition.ok(
+        { table: collection.name, mode: input.mode, query, columns, rows },
+        `${TextTable.render(columns, rows)}\n${TextTable.count(rows.length, "result")} (${input.mode})`
+      )
+    })
   })

@@ -53,34 +53,33 @@ const batch = <A, I>(item: Schema.Schema<A, I>, what: string) =>
  * Sends each planned request in order; a skipped step is reported, a database refusal fails its row,
  * any other error stops the rest (`not_attempted`, never retried).
  */
-const perStep = (
+const perStep = Effect.fnUntraced(function*(
   steps: ReadonlyArray<RowEdits.Step>,
   send: (request: RowEdits.EditRequest, row: number) => Effect.Effect<RowResult, RequestError | LookupError>
-) =>
-  Effect.gen(function*() {
-    const results: Array<RowResult> = []
-    let stopped: string | undefined
-    for (const step of steps) {
-      const row = step.index + 1
-      if ("skipped" in step) {
-        results.push({ row, status: "skipped", error: step.skipped })
-        continue
-      }
-      if (stopped !== undefined) {
-        results.push({ row, status: "not_attempted", error: stopped })
-        continue
-      }
-      const outcome = yield* Effect.either(send(step.request, row))
-      if (outcome._tag === "Right") {
-        results.push(outcome.right)
-        continue
-      }
-      const error = Redaction.global.redact(outcome.left.message)
-      results.push({ row, status: "failed", error })
-      if (outcome.left._tag !== "DatabaseRefused") stopped = `not attempted after row ${row} failed: ${error}`
+) {
+  const results: Array<RowResult> = []
+  let stopped: string | undefined
+  for (const step of steps) {
+    const row = step.index + 1
+    if ("skipped" in step) {
+      results.push({ row, status: "skipped", error: step.skipped })
+      continue
     }
-    return results
-  })
+    if (stopped !== undefined) {
+      results.push({ row, status: "not_attempted", error: stopped })
+      continue
+    }
+    const outcome = yield* Effect.either(send(step.request, row))
+    if (outcome._tag === "Right") {
+      results.push(outcome.right)
+      continue
+    }
+    const error = Redaction.global.redact(outcome.left.message)
+    results.push({ row, status: "failed", error })
+    if (outcome.left._tag !== "DatabaseRefused") stopped = `not attempted after row ${row} failed: ${error}`
+  }
+  return results
+})
 
 const summary = (table: string, verb: string, results: ReadonlyArray<RowResult>, approvedBy: string | undefined) => {
   const count = (...statuses: ReadonlyArray<RowResult["status"]>) => results.filter((r) => statuses.includes(r.status)).length
@@ -101,26 +100,25 @@ const summary = (table: string, verb: string, results: ReadonlyArray<RowResult>,
  * A write tool's run: open the connection for writing, plan the edit, ask once for exactly the
  * planned requests (nothing to send: nothing to ask), then send them.
  */
-const write = (
+const write = Effect.fnUntraced(function*(
   env: ToolEnv,
   input: { readonly connection_id: string; readonly table: string },
   edit: RowEdits.Edit,
   done: { readonly verb: string; readonly status: "inserted" | "updated" | "deleted" }
-) =>
-  Effect.gen(function*() {
-    const connection = yield* open(env, input.connection_id, "write")
-    if (InputRequired.is(connection)) return connection
-    const plan = yield* env.driver.planRowEdits(connection, input.table, edit)
-    const requests = plan.steps.flatMap((step) => ("request" in step ? [step.request] : []))
-    // The write's consistency level heads the statement the user approves (it is in each request's query too).
-    const level = ConsistencyLevel.effective(edit.consistencyLevel, connection)
-    const statement = [...(level !== undefined ? [`consistency level: ${level}`] : []), ...requests.map(RowEdits.format)].join("\n")
-    const approvedBy = requests.length > 0 ? yield* approve(env, connection, statement) : undefined
-    if (InputRequired.is(approvedBy)) return approvedBy
-    const results = yield* perStep(plan.steps, (request, row) =>
-      Effect.map(env.driver.sendRowEdit(connection, request), (uuid): RowResult => ({ row, status: done.status, uuid })))
-    return summary(plan.collection, done.verb, results, approvedBy)
-  })
+) {
+  const connection = yield* open(env, input.connection_id, "write")
+  if (InputRequired.is(connection)) return connection
+  const plan = yield* env.driver.planRowEdits(connection, input.table, edit)
+  const requests = plan.steps.flatMap((step) => ("request" in step ? [step.request] : []))
+  // The write's consistency level heads the statement the user approves (it is in each request's query too).
+  const level = ConsistencyLevel.effective(edit.consistencyLevel, connection)
+  const statement = [...(level !== undefined ? [`consistency level: ${level}`] : []), ...requests.map(RowEdits.format)].join("\n")
+  const approvedBy = requests.length > 0 ? yield* approve(env, connection, statement) : undefined
+  if (InputRequired.is(approvedBy)) return approvedBy
+  const results = yield* perStep(plan.steps, (request, row) =>
+    Effect.map(env.driver.sendRowEdit(connection, request), (uuid): RowResult => ({ row, status: done.status, uuid })))
+  return summary(plan.collection, done.verb, results, approvedBy)
+})
 
 // ===== insert_rows =====
 
