@@ -233,7 +233,8 @@ export class ApprovalFlow extends Context.Tag("weaviate-mcp/Approval/ApprovalFlo
             ))
         )
       const answer = state._tag === "valid" ? ApprovalPayload.parseAnswer(input.inputResponses) : "missing"
-      return yield* toOutcome(decide({ ...base, state, answer }))
+      // Object.assign, not a spread: V8 gave each spread copy a map of its own (docs/benchmarks.md).
+      return yield* toOutcome(decide(Object.assign(base, { state, answer })))
 
       function toOutcome(step: Step): Effect.Effect<Outcome, InvalidParams | Forbidden> {
         return Step.$match(step, {
@@ -253,7 +254,7 @@ export class ApprovalFlow extends Context.Tag("weaviate-mcp/Approval/ApprovalFlo
           AskDialog: ({ second }) =>
             Effect.map(
               dialog.confirm(dialogRequest(input, second)).pipe(
-                Effect.withSpan("approval.wait", { attributes: { "gen_ai.tool.name": input.tool.name, "approval.dialog": dialog.kind } })
+                Effect.withSpan("approval.wait", { captureStackTrace: false, attributes: { "gen_ai.tool.name": input.tool.name, "approval.dialog": dialog.kind } })
               ),
               (approved) =>
                 approved
@@ -309,22 +310,21 @@ const dialogRequest = (input: ApprovalInput, second: boolean): DialogRequest => 
     connectionName: input.connection.name,
     clientName: input.client.name
   }
+  // Object.assign, not a spread: V8 gave each spread copy a map of its own (docs/benchmarks.md).
   if (input.destructive) {
-    return {
-      ...base,
+    return Object.assign(base, {
       title: "weaviate-mcp: approve a destructive operation",
       message: `Approve a destructive operation on ${where}?`,
       detail: second
         ? "You approved this operation in that client; destructive operations are also confirmed here, every time. It cannot be undone."
         : "It cannot be undone."
-    }
+    })
   }
   return second
-    ? {
-      ...base,
+    ? Object.assign(base, {
       title: "weaviate-mcp: confirm the approved write",
       message: `Confirm a write to ${where}?`,
       detail: "You approved this write in that client; Safe Mode asks you to confirm it here."
-    }
-    : { ...base, title: "weaviate-mcp: approve a write", message: `Approve a write to ${where}?` }
+    })
+    : Object.assign(base, { title: "weaviate-mcp: approve a write", message: `Approve a write to ${where}?` })
 }

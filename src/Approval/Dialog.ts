@@ -383,7 +383,7 @@ const native = (tool: NativeTool, request: DialogRequest) => {
       // kdialog's "no" button is Approve (exit 1); it counts only if the dialog was really shown.
       ? code === 1 && /^winId: \d+/m.test(stdout)
       : code === 0).pipe(
-    Effect.withSpan("Dialog.native", { attributes: { tool } })
+    Effect.withSpan("Dialog.native", { captureStackTrace: false, attributes: { tool } })
   )
 }
 
@@ -395,7 +395,7 @@ const exec = (spawner: Spawner.Spawner, command: string, request: DialogRequest)
   Effect.flatMap(spawner.run(command, JSON.stringify(request)), ({ code, error }) =>
     error === undefined
       ? Effect.succeed(code === 0)
-      : Effect.as(Effect.logWarning(`Approval dialog ${command} could not run: ${error}`), false)).pipe(Effect.withSpan("Dialog.exec"))
+      : Effect.as(Effect.logWarning(`Approval dialog ${command} could not run: ${error}`), false)).pipe(Effect.withSpan("Dialog.exec", { captureStackTrace: false }))
 
 /** An unanswered question is a denial; the timed-out question is interrupted (its process killed). */
 const timed = (question: Effect.Effect<boolean>, options: Options) =>

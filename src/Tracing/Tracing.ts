@@ -56,6 +56,21 @@ export const isTraced = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =
 }
 
 /**
+ * `effect` in a span named `name` when its fiber is traced (`isTraced`), and as it is otherwise: an
+ * untraced call pays for no span (each copies the fiber's context) and no stack trace (`withSpan`
+ * captures one per call unless told not to, and copies its options to add it).
+ *
+ * @category combinators
+ */
+export const spanWhenTraced = (name: string, attributes?: Readonly<Record<string, unknown>>) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime((fiber) =>
+    isTraced(fiber)
+      ? Effect.withSpan(effect, name, attributes === undefined ? { captureStackTrace: false } : { captureStackTrace: false, attributes })
+      : effect
+  )
+
+/**
  * The client's `tracestate`, for the driver's requests of the call.
  *
  * @category context

@@ -183,6 +183,7 @@ export const ok = <O>(structured: O, text: string): Outcome<CallToolResult> =>
 export const make = <I, IE, O, OE>(definition: Definition<I, IE, O, OE>): Tool => {
   const decode = Schema.decodeUnknownEither(definition.input, { onExcessProperty: "error", errors: "all" })
   const name = definition.name
+  const spanAttributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name }
   return {
     descriptor: {
       name,
@@ -219,13 +220,7 @@ export const make = <I, IE, O, OE>(definition: Definition<I, IE, O, OE>): Tool =
             complete(ToolError.toResult(ToolError.fail("internal_failure", `the tool ${name} failed unexpectedly`)))
           )
         ),
-        // A span only when the call is traced (an exporter, or a client's trace): each span copies the fiber's context.
-        (run) =>
-          Effect.withFiberRuntime((fiber) =>
-            Tracing.isTraced(fiber)
-              ? Effect.withSpan(run, `Tools.${name}`, { captureStackTrace: false, attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name } })
-              : run
-          )
+        Tracing.spanWhenTraced(`Tools.${name}`, spanAttributes)
       )
     }
   }
