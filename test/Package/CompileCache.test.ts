@@ -183,8 +183,10 @@ describe("the compile cache", () => {
     const home = TestHome.tempDirSync()
     const daemon = await Cli.serve(["--home", home, "--port", "0"], { env: { WEAVIATE_MCP_COMPILE_CACHE: dir } })
     try {
-      // Bounded: 100 looks at the directory, 100 ms apart, well past the 2 s.
-      for (let i = 0; i < 100 && files(dir).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 100))
+      // Bounded: 100 looks at the directory, 100 ms apart, well past the 2 s. Until the cache file itself
+      // is there: the file it is written to first, then renamed, is not it (seen once, on a loaded machine).
+      const written = () => files(dir).some((name) => name.endsWith("-serve.bin"))
+      for (let i = 0; i < 100 && !written(); i++) await new Promise((resolve) => setTimeout(resolve, 100))
       only(dir, "serve")
       expect(daemon.child.exitCode).toBeNull()
     } finally {
