@@ -332,7 +332,7 @@ const makeResults = () => {
     }
     if (scope.era === "legacy") {
       const meta = metaWith(reply.payload._meta, trace, undefined)
-      return meta === undefined ? reply.payload : { ...reply.payload, _meta: meta }
+      return meta === undefined ? reply.payload : Object.assign({}, reply.payload, { _meta: meta })
     }
     // Built with Object.assign, not a spread: V8 gave every spread copy of a payload a map of its own
     // (three new maps per call, each making the sites that read the result megamorphic).
@@ -399,27 +399,31 @@ const makeRunning = (deps: Deps, results: ReturnType<typeof makeResults>) => {
    * An event-stream response: `work` runs in the stream's scope (a client that goes away interrupts
    * it) and sends frames; its outcome is the last frame.
    */
+  // A generator function made once (a map per call otherwise: docs/design.md, "No V8 map made per call").
+  const frames = Effect.fnUntraced(function*<A>(
+    id: JsonRpc.RequestId,
+    work: (send: (frame: string) => Effect.Effect<void>) => Effect.Effect<A, unknown>,
+    onSuccess: (value: A) => unknown
+  ) {
+    const mailbox = yield* Mailbox.make<string>()
+    const send = (frame: string) => Effect.asVoid(mailbox.offer(frame))
+    yield* work(send).pipe(
+      Effect.either,
+      Effect.catchAllDefect((defect) =>
+        Effect.as(Effect.logWarning("streamed request failed", defect), Either.left(internal()) as Either.Either<A, unknown>)
+      ),
+      Effect.flatMap((exit) => mailbox.offer(toFinalFrame(id, exit, onSuccess))),
+      Effect.ensuring(mailbox.end),
+      Effect.forkScoped
+    )
+    return Mailbox.toStream(mailbox)
+  })
+
   const eventStream = <A>(
     id: JsonRpc.RequestId,
     work: (send: (frame: string) => Effect.Effect<void>) => Effect.Effect<A, unknown>,
     onSuccess: (value: A) => unknown
-  ): HttpTransport.HttpResponse => {
-    const body = Stream.unwrapScoped(Effect.gen(function*() {
-      const mailbox = yield* Mailbox.make<string>()
-      const send = (frame: string) => Effect.asVoid(mailbox.offer(frame))
-      yield* work(send).pipe(
-        Effect.either,
-        Effect.catchAllDefect((defect) =>
-          Effect.as(Effect.logWarning("streamed request failed", defect), Either.left(internal()) as Either.Either<A, unknown>)
-        ),
-        Effect.flatMap((exit) => mailbox.offer(toFinalFrame(id, exit, onSuccess))),
-        Effect.ensuring(mailbox.end),
-        Effect.forkScoped
-      )
-      return Mailbox.toStream(mailbox)
-    }))
-    return { _tag: "Stream", status: 200, headers: Sse.headers, body }
-  }
+  ): HttpTransport.HttpResponse => ({ _tag: "Stream", status: 200, headers: Sse.headers, body: Stream.unwrapScoped(frames(id, work, onSuccess)) })
 
 
   const dispatch = (scope: Scope, prepared: Dispatcher.Prepared): Effect.Effect<HttpTransport.HttpResponse> => {
@@ -725,7 +729,7 @@ const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>) => {
   const withCors = (origin: string | undefined, response: HttpTransport.HttpResponse): HttpTransport.HttpResponse =>
     origin === undefined || !allowedOrigins.has(origin) ? response : {
       ...response,
-      headers: { ...response.headers, "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED_HEADERS, vary: "Origin" }
+      headers: HttpTransport.withHeaders(response.headers, { "access-control-allow-origin": origin, "access-control-expose-headers": EXPOSED_HEADERS, vary: "Origin" })
     }
 
   /**
