@@ -11,15 +11,18 @@
 // Node 22's module.enableCompileCache() does the same for modules; Node 20 has only vm.Script's
 // cachedData, hence a CommonJS bundle. docs/configuration.md, "The compile cache", says where the cache
 // lives and how to turn it off (WEAVIATE_MCP_COMPILE_CACHE).
-import { spawn } from "node:child_process"
-import { createHash } from "node:crypto"
-import * as NodeFs from "node:fs"
-import { createRequire, default as NodeModule } from "node:module"
-import * as NodeOs from "node:os"
-import * as NodePath from "node:path"
-import { fileURLToPath } from "node:url"
-import * as NodeV8 from "node:v8"
-import * as NodeVm from "node:vm"
+import { createRequire } from "node:module"
+
+const require = createRequire(import.meta.url)
+const { spawn } = require("node:child_process")
+const { createHash } = require("node:crypto")
+const NodeFs = require("node:fs")
+const NodeModule = require("node:module")
+const NodeOs = require("node:os")
+const NodePath = require("node:path")
+const { fileURLToPath } = require("node:url")
+const NodeV8 = require("node:v8")
+const NodeVm = require("node:vm")
 
 const bridge = new URL("../dist/bridge.mjs", import.meta.url)
 const bundle = fileURLToPath(new URL("../dist/weaviate-mcp.cjs", import.meta.url))

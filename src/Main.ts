@@ -23,34 +23,33 @@ import * as HashMap from "effect/HashMap"
 import * as Layer from "effect/Layer"
 import * as Redaction from "./Base/Redaction.ts"
 import { VERSION } from "./Base/Version.ts"
-import { serveCommand } from "./Cli/ServeCommand.ts"
-import { tokensCommand } from "./Cli/TokensCommand.ts"
-import { connectionsCommand } from "./Cli/ConnectionsCommand.ts"
-import { browseCommand } from "./Cli/BrowseCommand.ts"
-import { tenantsCommand } from "./Cli/TenantsCommand.ts"
-import { graphqlCommand } from "./Cli/GraphqlCommand.ts"
-import { restCommand } from "./Cli/RestCommand.ts"
 import * as PlainText from "./Cli/PlainText.ts"
-import { activityCommand } from "./Cli/ActivityCommand.ts"
-import { clientsCommand } from "./Cli/ClientsCommand.ts"
-import { pauseCommand, resumeCommand } from "./Cli/PauseCommand.ts"
-import { statusCommand } from "./Cli/StatusCommand.ts"
-import { bridgeCommand } from "./Cli/BridgeCommand.ts"
-import { setupCommand } from "./Cli/SetupCommand.ts"
-import { doctorCommand } from "./Cli/DoctorCommand.ts"
-import { exportCommand } from "./Cli/ExportCommand.ts"
-import { importCommand } from "./Cli/ImportCommand.ts"
+import { serveCommand } from "./Cli/ServeCommand.ts"
+import * as CommonOptions from "./Cli/CommonOptions.ts"
 
-/** The root command. @category commands */
-export const root = Command.make("weaviate-mcp").pipe(
-  Command.withDescription("Work with Weaviate vector databases from AI clients (MCP) and the command line"),
-  Command.withSubcommands([serveCommand, tokensCommand, connectionsCommand, browseCommand, tenantsCommand, graphqlCommand, restCommand,
-    activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand, doctorCommand, exportCommand,
-    importCommand])
+/**
+ * `weaviate-mcp serve` runs in a root of its own, with `serve` its only subcommand: the daemon's start
+ * does not evaluate the modules of the sixteen other commands (`src/Cli/RootCommand.ts`, loaded on
+ * demand for every other command line). That was 15 ms of a 233 ms start, and less code compiled and
+ * kept (docs/benchmarks.md, "Issue 27, eleventh session"). Its help and errors read as the full
+ * root's: `weaviate-mcp serve --help` prints the subcommand's help either way (test/Cli/ServeRoot.test.ts).
+ */
+const serveRoot = Command.make("weaviate-mcp").pipe(
+  Command.withDescription(CommonOptions.ROOT_DESCRIPTION),
+  Command.withSubcommands([serveCommand])
 )
 
-/** Runs the command line on `argv` (as `process.argv`). @category running */
-export const run = Command.run(root, { name: "weaviate-mcp", version: VERSION })
+/** A root command, ready to run: which subcommands it knows, and how it runs a command line. */
+const commandLine = <Name extends string, R, E, A>(root: Command.Command<Name, R, E, A>) => ({
+  knows: (name: string) => HashMap.has(Command.getSubcommands(root), name),
+  run: Command.run(root, { name: "weaviate-mcp", version: VERSION })
+})
+
+/** The root `argv` runs in: the daemon's own for `serve`, else the full tree. */
+const commandLineFor = (args: ReadonlyArray<string>) =>
+  args[0] === "serve"
+    ? Effect.succeed(commandLine(serveRoot))
+    : Effect.promise(() => import("./Cli/RootCommand.ts")).pipe(Effect.map((module) => commandLine(module.root)))
 
 const messageOf = (error: unknown): string => {
   if (typeof error === "object" && error !== null && "message" in error && typeof error.message === "string" && error.message.length > 0) {
@@ -95,10 +94,10 @@ const helpConsole = (base: Console.Console, helpWanted: boolean): Console.Consol
  * The first argument when it names no command: @effect/cli would print the root help for
  * `frobnicate --help` and exit 0, telling a script that a mistyped command worked.
  */
-const unknownCommand = (args: ReadonlyArray<string>): string | undefined => {
+const unknownCommand = (line: { readonly knows: (name: string) => boolean }, args: ReadonlyArray<string>): string | undefined => {
   const first = args[0]
   if (first === undefined || first.startsWith("-")) return undefined
-  return HashMap.has(Command.getSubcommands(root), first) ? undefined : first
+  return line.knows(first) ? undefined : first
 }
 
 /**
@@ -120,30 +119,34 @@ const platform = Layer.mergeAll(NodePath.layer, NodeCommandExecutor.layer, NodeT
 export const main = (argv: ReadonlyArray<string>) => {
   const args = argv.slice(2)
   const json = args.includes("--json")
-  const unknown = unknownCommand(args)
-  if (unknown !== undefined) {
-    const line = `unknown command: ${unknown} (see weaviate-mcp --help)`
-    process.stderr.write(`${line}\n`)
-    return Effect.as(jsonError(json, "usage_error", line, 2), 2).pipe(Effect.provide(platform))
-  }
   const helpWanted = args.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")
-  return Effect.consoleWith((base) => run(argv).pipe(Effect.withConsole(helpConsole(base, helpWanted)))).pipe(
-    Effect.as(0),
-    Effect.catchAll((error) => {
-      if (ValidationError.isValidationError(error)) return Effect.as(jsonError(json, "usage_error", validationLine(error), 2), 2)
-      if (tagOf(error) === "AlreadyReported") return Effect.succeed(1)
-      const line = Redaction.global.redact(messageOf(error).split("\n")[0] ?? "")
-      process.stderr.write(line + "\n")
-      const tag = tagOf(error)
-      const code = tag === "UsageError" ? 2 : 1
-      return Effect.as(jsonError(json, tag === "UsageError" ? "usage_error" : tag ?? "error", line, code), code)
+  return commandLineFor(args).pipe(
+    Effect.flatMap((line) => {
+      const unknown = unknownCommand(line, args)
+      if (unknown !== undefined) {
+        const line = `unknown command: ${unknown} (see weaviate-mcp --help)`
+        process.stderr.write(`${line}\n`)
+        return Effect.as(jsonError(json, "usage_error", line, 2), 2)
+      }
+      return Effect.consoleWith((base) => line.run(argv).pipe(Effect.withConsole(helpConsole(base, helpWanted)))).pipe(
+        Effect.as(0),
+        Effect.catchAll((error) => {
+          if (ValidationError.isValidationError(error)) return Effect.as(jsonError(json, "usage_error", validationLine(error), 2), 2)
+          if (tagOf(error) === "AlreadyReported") return Effect.succeed(1)
+          const line = Redaction.global.redact(messageOf(error).split("\n")[0] ?? "")
+          process.stderr.write(line + "\n")
+          const tag = tagOf(error)
+          const code = tag === "UsageError" ? 2 : 1
+          return Effect.as(jsonError(json, tag === "UsageError" ? "usage_error" : tag ?? "error", line, code), code)
+        }),
+        Effect.catchAllDefect((defect) => {
+          const line = Redaction.global.redact(messageOf(defect))
+          process.stderr.write(`internal error: ${line}\n`)
+          return Effect.as(jsonError(json, "internal_error", line, 1), 1)
+        }),
+        Effect.onInterrupt(() => Effect.void)
+      )
     }),
-    Effect.catchAllDefect((defect) => {
-      const line = Redaction.global.redact(messageOf(defect))
-      process.stderr.write(`internal error: ${line}\n`)
-      return Effect.as(jsonError(json, "internal_error", line, 1), 1)
-    }),
-    Effect.onInterrupt(() => Effect.void),
     Effect.provide(platform)
   )
 }

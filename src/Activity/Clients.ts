@@ -122,7 +122,7 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
           paused: facts.paused,
           clients: seen(now)
         }
-        return SecretFile.writeJsonAtomic(path, state)
+        return SecretFile.writeJsonAtomic(path, state, { sync: false })
       }).pipe(Effect.catchAll((error) => Effect.logWarning("cannot write the daemon state file", error.message)))
 
       yield* Effect.forkScoped(

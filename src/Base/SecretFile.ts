@@ -30,18 +30,21 @@ const reasonOf = (cause: unknown) => (cause instanceof Error ? cause.message : S
 
 /**
  * Writes `content` to `path` atomically with mode 0600: readers see the old file or the new one,
- * never a half-written one.
+ * never a half-written one. The new file is flushed to the disk before it replaces the old one, so a
+ * crash keeps one of the two; `sync: false` skips the flush for files that describe the running
+ * daemon (its handshake and state files): a crash leaves them stale whatever they hold, their readers
+ * check the daemon's pid, and the flush was 1–2 ms of the daemon's start each.
  *
  * @category writing
  */
-export const writeAtomic = (path: string, content: string | Uint8Array) =>
+export const writeAtomic = (path: string, content: string | Uint8Array, options?: { readonly sync?: boolean }) =>
   Effect.tryPromise({
     try: async () => {
       const tmp = NodePath.join(NodePath.dirname(path), `.${NodePath.basename(path)}.${NodeCrypto.randomBytes(6).toString("hex")}.tmp`)
       const handle = await NodeFs.open(tmp, "wx", 0o600)
       try {
         await handle.writeFile(content)
-        await handle.sync()
+        if (options?.sync !== false) await handle.sync()
       } finally {
         await handle.close()
       }
@@ -62,7 +65,8 @@ export const writeAtomic = (path: string, content: string | Uint8Array) =>
  *
  * @category writing
  */
-export const writeJsonAtomic = (path: string, value: unknown) => writeAtomic(path, JSON.stringify(value, null, 2) + "\n")
+export const writeJsonAtomic = (path: string, value: unknown, options?: { readonly sync?: boolean }) =>
+  writeAtomic(path, JSON.stringify(value, null, 2) + "\n", options)
 
 /**
  * Reads a file as text; `undefined` when it does not exist.

@@ -8,6 +8,9 @@ import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import { Home } from "../Base/Home.ts"
 
+/** What the root command says the tool is, in `weaviate-mcp --help` (both roots of src/Main.ts). @category text */
+export const ROOT_DESCRIPTION = "Work with Weaviate vector databases from AI clients (MCP) and the command line"
+
 /** `--home DIR`: the support directory (else `WEAVIATE_MCP_HOME`, else the platform default). @category options */
 export const home = Options.directory("home").pipe(
   Options.withDescription("Support directory (default: WEAVIATE_MCP_HOME or the per-user data directory)"),

@@ -135,7 +135,7 @@ export const acquireLock = Effect.fn("Handshake.acquireLock")(function*() {
  */
 export const write = Effect.fn("Handshake.write")(function*(file: HandshakeFile) {
   const home = yield* Home
-  yield* SecretFile.writeJsonAtomic(home.path("handshake"), Schema.encodeSync(HandshakeFile)(file))
+  yield* SecretFile.writeJsonAtomic(home.path("handshake"), Schema.encodeSync(HandshakeFile)(file), { sync: false })
 })
 
 /**

@@ -184,13 +184,21 @@ export const make = <I, IE, O, OE>(definition: Definition<I, IE, O, OE>): Tool =
   const decode = Schema.decodeUnknownEither(definition.input, { onExcessProperty: "error", errors: "all" })
   const name = definition.name
   const spanAttributes = { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name }
+  // The JSON Schemas are made on the first `tools/list`, once, not at start: the fifteen tools' took
+  // 4–6 ms of the daemon's start (docs/benchmarks.md, "Issue 27, eleventh session").
+  let inputSchema: JsonObject | undefined
+  let outputSchema: JsonObject | undefined
   return {
     descriptor: {
       name,
       title: definition.title,
       description: definition.description,
-      inputSchema: jsonSchemaOf(definition.input, { unmirrored: definition.unmirrored ?? [] }),
-      outputSchema: jsonSchemaOf(definition.output, undefined),
+      get inputSchema() {
+        return inputSchema ??= jsonSchemaOf(definition.input, { unmirrored: definition.unmirrored ?? [] })
+      },
+      get outputSchema() {
+        return outputSchema ??= jsonSchemaOf(definition.output, undefined)
+      },
       annotations: { title: definition.title, ...definition.annotations }
     },
     scopes: definition.scopes ?? [],

@@ -34,6 +34,18 @@ describe("the catalogue", () => {
     ])
   })
 
+  it("a descriptor's JSON Schemas are made once, on first use, and serialize with the descriptor", () => {
+    const fresh = all({} as ToolEnv)
+    for (const tool of fresh) {
+      const input = tool.descriptor.inputSchema
+      expect(tool.descriptor.inputSchema).toBe(input)
+      expect(tool.descriptor.outputSchema).toBe(tool.descriptor.outputSchema)
+      const serialized = JSON.parse(JSON.stringify(tool.descriptor)) as Record<string, unknown>
+      expect(Object.keys(serialized)).toEqual(["name", "title", "description", "inputSchema", "outputSchema", "annotations"])
+      expect(serialized.inputSchema).toEqual(input)
+    }
+  })
+
   it("every descriptor is a valid Tool in 2026-07-28, 2025-11-25 and 2025-06-18", () => {
     for (const tool of tools) {
       validateDef("2026-07-28", "Tool", tool.descriptor)
