@@ -1,7 +1,8 @@
 /**
  * `weaviate-mcp serve` runs in a root command of its own (src/Main.ts): starting the daemon must not
  * evaluate the modules of the other commands (src/Cli/RootCommand.ts is loaded on demand), and what
- * `serve` prints for help and usage errors must read exactly as under the full root.
+ * `serve` prints for help and usage errors must read exactly as under the full root; a completion
+ * script asked for beside `serve` still covers every command.
  */
 import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
@@ -68,9 +69,21 @@ describe("the daemon's own root command", () => {
       assert.strictEqual(loads.rootCommand, before + 1, "tokens --help did not load src/Cli/RootCommand.ts")
     }))
 
+  it.live("a completion script asked for beside serve covers every command, as under the full root", () =>
+    Effect.gen(function*() {
+      for (const args of [["serve", "--completions", "bash"], ["serve", "--completions", "zsh"]]) {
+        const ours = yield* viaMain(...args)
+        const full = yield* viaFullRoot(...args)
+        assert.include(ours.stdout, "export", `${args.join(" ")} leaves out the other commands`)
+        assert.strictEqual(ours.stdout, full.stdout, `stdout of ${args.join(" ")}`)
+      }
+    }))
+
   it.live("serve's help and usage errors read as under the full root", () =>
     Effect.gen(function*() {
-      for (const args of [["serve", "--help"], ["serve", "-h"], ["serve", "--bogus"], ["serve", "--port", "x"], ["serve", "extra"]]) {
+      for (
+        const args of [["serve", "--help"], ["serve", "-h"], ["serve", "--bogus"], ["serve", "--port", "x"], ["serve", "extra"], ["serve", "--version"]]
+      ) {
         const ours = yield* viaMain(...args)
         const full = yield* viaFullRoot(...args)
         // src/Main.ts prints help as plain text when stdout is no terminal (PlainText.help), and errors without colours.
