@@ -77,7 +77,7 @@ const cacheFile = (directory, identity) => {
   const command = COMMANDS.has(process.argv[2]) ? process.argv[2] : "other"
   const build = createHash("sha256").update(identity).digest("hex").slice(0, 16)
   const node = createHash("sha256").update(`${process.version} ${process.arch} ${process.execArgv.join(" ")}`).digest("hex").slice(0, 8)
-  return { build, path: NodePath.join(directory, `${build}-${node}-${command}.bin`) }
+  return { build, command, path: NodePath.join(directory, `${build}-${node}-${command}.bin`) }
 }
 
 const readCached = (path) => {
@@ -89,14 +89,15 @@ const readCached = (path) => {
 }
 
 /** Writes the code compiled so far through a rename (0600), and removes the files of other builds. */
-const writeCached = (directory, file, script) => {
+const writeCached = (directory, file, script, data = undefined) => {
   const temporary = `${file.path}.${process.pid}.tmp`
   try {
-    NodeFs.writeFileSync(temporary, script.createCachedData(), { mode: 0o600 })
+    NodeFs.writeFileSync(temporary, data ?? script.createCachedData(), { mode: 0o600 })
     NodeFs.renameSync(temporary, file.path)
     for (const name of NodeFs.readdirSync(directory)) {
       if (!name.startsWith(file.build)) NodeFs.rmSync(NodePath.join(directory, name), { force: true })
     }
+    return true
   } catch {
     // A cache that cannot be written (a full disk) is only a slower next start; no half file stays.
     try {
@@ -104,19 +105,49 @@ const writeCached = (directory, file, script) => {
     } catch {
       // Nothing more to do.
     }
+    return false
   }
 }
+
+/**
+ * The mark beside the daemon's file when a run shorter than 2 s wrote it at its exit (`<file>.short`,
+ * empty). The first run of `serve` after a build writes the file, and that run may have been short
+ * (`serve --help`, a start refused because the daemon already runs): the daemon then compiled most
+ * of its start at every start, for as long as that build lasted (a 1.6 MB file against 2.0 MB, 9% of
+ * the start; docs/benchmarks.md, "Issue 27, eleventh session"). The first run that lasts 2 s writes
+ * the file again and takes the mark away. Only `serve`: the other commands' starts are not waited on.
+ */
+const SHORT = ".short"
+const MARKED = new Set(["serve"])
 
 /** When the cached code was missing or refused: written once the command has run a while, or at exit. */
 const keepCompiled = (directory, file, script) => {
   let written = false
-  const write = () => {
+  const write = (short) => {
     if (written) return
     written = true
-    writeCached(directory, file, script)
+    if (!writeCached(directory, file, script) || !MARKED.has(file.command)) return
+    try {
+      if (short) NodeFs.writeFileSync(`${file.path}${SHORT}`, "", { mode: 0o600 })
+      else NodeFs.rmSync(`${file.path}${SHORT}`, { force: true })
+    } catch {
+      // Without the mark the file is only kept as it is.
+    }
   }
-  setTimeout(write, 2000).unref()
-  process.once("exit", write)
+  setTimeout(() => write(false), 2000).unref()
+  process.once("exit", () => write(true))
+}
+
+/** When the cached code came from a short run: written again once this run has lasted 2 s. */
+const keepWhenLong = (directory, file, script) => {
+  setTimeout(() => {
+    if (!writeCached(directory, file, script)) return
+    try {
+      NodeFs.rmSync(`${file.path}${SHORT}`, { force: true })
+    } catch {
+      // The next long run writes it once more.
+    }
+  }, 2000).unref()
 }
 
 /**
@@ -230,6 +261,7 @@ const runCli = () => {
     ...(cachedData === undefined ? {} : { cachedData })
   })
   if (file !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) keepCompiled(directory, file, script)
+  else if (file !== undefined && MARKED.has(file.command) && NodeFs.existsSync(`${file.path}${SHORT}`)) keepWhenLong(directory, file, script)
   const module = { exports: {} }
   script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, NodePath.dirname(bundle))
 }

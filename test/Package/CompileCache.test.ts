@@ -178,6 +178,31 @@ describe("the compile cache", () => {
     only(dir, "other")
   })
 
+  it("a file a short run of the daemon's command wrote (serve --help) is marked, kept by short runs, and written again by the first daemon that runs 2 s", async () => {
+    const dir = TestHome.tempDirSync("weaviate-mcp-cc-")
+    const env = { WEAVIATE_MCP_COMPILE_CACHE: dir }
+    expect((await Cli.run(["serve", "--help"], { env })).code).toBe(0)
+    const file = only(dir, "serve")
+    const mark = `${file}.short`
+    expect(NodeFs.existsSync(mark)).toBe(true)
+    const short = NodeFs.statSync(file)
+    // Another short run takes the marked file and leaves it as it is.
+    expect((await Cli.run(["serve", "--help"], { env })).code).toBe(0)
+    expect([NodeFs.statSync(file).ino, NodeFs.statSync(file).mtimeMs]).toEqual([short.ino, short.mtimeMs])
+    const daemon = await Cli.serve(["--home", TestHome.tempDirSync(), "--port", "0"], { env })
+    try {
+      // Bounded: 100 looks at the directory, 100 ms apart, well past the 2 s.
+      for (let i = 0; i < 100 && NodeFs.existsSync(mark); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+      expect(NodeFs.existsSync(mark)).toBe(false)
+      // The daemon's start and its first seconds hold far more code than `serve --help` compiled.
+      expect(NodeFs.statSync(only(dir, "serve")).size).toBeGreaterThan(short.size * 1.1)
+      expect(daemon.child.exitCode).toBeNull()
+    } finally {
+      daemon.child.kill("SIGTERM")
+      await daemon.exited
+    }
+  })
+
   it("the daemon keeps its code while it runs (2 s in), without waiting for its exit", async () => {
     const dir = TestHome.tempDirSync("weaviate-mcp-cc-")
     const home = TestHome.tempDirSync()
