@@ -8,9 +8,10 @@ import * as Command from "@effect/cli/Command"
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import { afterEach, beforeEach, vi } from "vitest"
+import { vi } from "vitest"
 import { VERSION } from "../../src/Base/Version.ts"
 import * as PlainText from "../../src/Cli/PlainText.ts"
+import { captureOutput } from "../support/CapturedOutput.ts"
 
 const loads = vi.hoisted(() => ({ rootCommand: 0 }))
 
@@ -19,31 +20,10 @@ vi.mock("../../src/Cli/RootCommand.ts", async (importOriginal) => {
   return await importOriginal()
 })
 
-let stdout: Array<string> = []
-let stderr: Array<string> = []
-
-beforeEach(() => {
-  stdout = []
-  stderr = []
-  vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => void stdout.push(args.map(String).join(" ")))
-  vi.spyOn(console, "error").mockImplementation((...args: Array<unknown>) => void stderr.push(args.map(String).join(" ")))
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stderr.push(String(chunk).replace(/\n$/, ""))
-    return true
-  })
-})
-
-afterEach(() => {
-  vi.restoreAllMocks()
-})
+const output = captureOutput()
 
 const captured = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function*() {
-    stdout = []
-    stderr = []
-    const exit = yield* Effect.exit(effect)
-    return { exit, stdout: stdout.join("\n"), stderr: stderr.join("\n") }
-  })
+  Effect.map(output.run(Effect.exit(effect)), ({ value, stdout, stderr }) => ({ exit: value, stdout, stderr }))
 
 const viaMain = (...args: ReadonlyArray<string>) =>
   captured(Effect.promise(() => import("../../src/Main.ts")).pipe(Effect.flatMap((Main) => Main.main(["node", "weaviate-mcp", ...args]))))

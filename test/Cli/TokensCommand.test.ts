@@ -5,11 +5,11 @@ import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { afterEach, beforeEach, vi } from "vitest"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { main } from "../../src/Main.ts"
 import { statusAt, TokenStore } from "../../src/Auth/TokenStore.ts"
 import { homeLayer, tempDir } from "../Auth/TokenStore.support.ts"
+import { captureOutput } from "../support/CapturedOutput.ts"
 
 interface Run {
   readonly code: number
@@ -17,32 +17,11 @@ interface Run {
   readonly stderr: string
 }
 
-let stdout: Array<string> = []
-let stderr: Array<string> = []
-
-beforeEach(() => {
-  stdout = []
-  stderr = []
-  vi.spyOn(console, "log").mockImplementation((...args: Array<unknown>) => void stdout.push(args.map(String).join(" ")))
-  vi.spyOn(console, "error").mockImplementation((...args: Array<unknown>) => void stderr.push(args.map(String).join(" ")))
-  vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
-    stderr.push(String(chunk).replace(/\n$/, ""))
-    return true
-  })
-})
-
-afterEach(() => {
-  vi.restoreAllMocks()
-})
+const output = captureOutput()
 
 /** Runs `weaviate-mcp tokens ...` in-process, the way `src/Main.ts` does, and captures its output. */
 const cli = (...args: ReadonlyArray<string>) =>
-  Effect.gen(function*() {
-    stdout = []
-    stderr = []
-    const code = yield* main(["node", "weaviate-mcp", "tokens", ...args])
-    return { code, stdout: stdout.join("\n"), stderr: stderr.join("\n") } satisfies Run
-  })
+  Effect.map(output.run(main(["node", "weaviate-mcp", "tokens", ...args])), ({ value, stdout, stderr }): Run => ({ code: value, stdout, stderr }))
 
 const store = (dir: string) => TokenStore.make({ watch: false }).pipe(Effect.provide(homeLayer(dir)))
 
