@@ -30,10 +30,11 @@ import * as CommonOptions from "./Cli/CommonOptions.ts"
 /**
  * `weaviate-mcp serve` runs in a root of its own, with `serve` its only subcommand: the daemon's start
  * does not evaluate the modules of the sixteen other commands (`src/Cli/RootCommand.ts`, loaded on
- * demand for every other command line). Taking those modules out of the bundle saved 15 ms of a 233 ms
- * start; loaded on demand, 8 ms (docs/benchmarks.md, "Issue 27, eleventh session"). Its help and errors read as the full
- * root's: `weaviate-mcp serve --help` prints the subcommand's help either way; `--completions` and
- * `--wizard`, which act on the whole program, run under the full root (test/Cli/ServeRoot.test.ts).
+ * demand for every other command line). Taking those modules out of the bundle saved 15 ms of a
+ * 233 ms start; loaded on demand, 8 ms (docs/benchmarks.md, "Issue 27, eleventh session"). Its help
+ * and errors read as the full root's: `weaviate-mcp serve --help` prints the subcommand's help either
+ * way; `--completions` and `--wizard`, which act on the whole program, run under the full root
+ * (test/Cli/ServeRoot.test.ts).
  */
 const serveRoot = Command.make("weaviate-mcp").pipe(
   Command.withDescription(CommonOptions.ROOT_DESCRIPTION),
@@ -98,10 +99,10 @@ const helpConsole = (base: Console.Console, helpWanted: boolean): Console.Consol
  * The first argument when it names no command: @effect/cli would print the root help for
  * `frobnicate --help` and exit 0, telling a script that a mistyped command worked.
  */
-const unknownCommand = (line: { readonly knows: (name: string) => boolean }, args: ReadonlyArray<string>): string | undefined => {
+const unknownCommand = (cli: { readonly knows: (name: string) => boolean }, args: ReadonlyArray<string>): string | undefined => {
   const first = args[0]
   if (first === undefined || first.startsWith("-")) return undefined
-  return line.knows(first) ? undefined : first
+  return cli.knows(first) ? undefined : first
 }
 
 /**
@@ -125,14 +126,14 @@ export const main = (argv: ReadonlyArray<string>) => {
   const json = args.includes("--json")
   const helpWanted = args.some((arg) => arg === "--help" || arg === "-h" || arg === "--version")
   return commandLineFor(args).pipe(
-    Effect.flatMap((line) => {
-      const unknown = unknownCommand(line, args)
+    Effect.flatMap((cli) => {
+      const unknown = unknownCommand(cli, args)
       if (unknown !== undefined) {
         const line = `unknown command: ${unknown} (see weaviate-mcp --help)`
         process.stderr.write(`${line}\n`)
         return Effect.as(jsonError(json, "usage_error", line, 2), 2)
       }
-      return Effect.consoleWith((base) => line.run(argv).pipe(Effect.withConsole(helpConsole(base, helpWanted)))).pipe(
+      return Effect.consoleWith((base) => cli.run(argv).pipe(Effect.withConsole(helpConsole(base, helpWanted)))).pipe(
         Effect.as(0),
         Effect.catchAll((error) => {
           if (ValidationError.isValidationError(error)) return Effect.as(jsonError(json, "usage_error", validationLine(error), 2), 2)
