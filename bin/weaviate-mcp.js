@@ -113,8 +113,8 @@ const writeCached = (directory, file, script, data = undefined) => {
  * The mark beside the daemon's file when a run shorter than 2 s wrote it at its exit (`<file>.short`,
  * empty). The first run of `serve` after a build writes the file, and that run may have been short
  * (`serve --help`, a start refused because the daemon already runs): the daemon then compiled most
- * of its start at every start, for as long as that build lasted (a 1.6 MB file against 2.0 MB, 9% of
- * the start; docs/benchmarks.md, "Issue 27, eleventh session"). The first run that lasts 2 s writes
+ * of its start at every start, for as long as that build lasted (a 1.6 MB file against 1.95 MB, about
+ * 7% of the start; docs/benchmarks.md, "Issue 27, eleventh session"). The first run that lasts 2 s writes
  * the file again and takes the mark away. Only `serve`: the other commands' starts are not waited on.
  */
 const SHORT = ".short"
