@@ -36,10 +36,7 @@ import * as CommonOptions from "./Cli/CommonOptions.ts"
  * way; `--completions` and `--wizard`, which act on the whole program, run under the full root
  * (test/Cli/ServeRoot.test.ts).
  */
-const serveRoot = Command.make("weaviate-mcp").pipe(
-  Command.withDescription(CommonOptions.ROOT_DESCRIPTION),
-  Command.withSubcommands([serveCommand])
-)
+const serveRoot = CommonOptions.rootOf([serveCommand])
 
 /** A root command, ready to run: which subcommands it knows, and how it runs a command line. */
 const commandLine = <Name extends string, R, E, A>(root: Command.Command<Name, R, E, A>) => ({

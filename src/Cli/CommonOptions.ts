@@ -3,13 +3,25 @@
  *
  * @since 0.1.0
  */
+import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Layer from "effect/Layer"
 import type * as Option from "effect/Option"
 import { Home } from "../Base/Home.ts"
 
-/** What the root command says the tool is, in `weaviate-mcp --help` (both roots of src/Main.ts). @category text */
-export const ROOT_DESCRIPTION = "Work with Weaviate vector databases from AI clients (MCP) and the command line"
+/**
+ * The root command `weaviate-mcp` over `subcommands`: the full tree (src/Cli/RootCommand.ts) and the
+ * daemon's own, with `serve` only (src/Main.ts), say the same of the tool.
+ *
+ * @category commands
+ */
+export const rootOf = <const Subcommands extends readonly [Command.Command<any, any, any, any>, ...Array<Command.Command<any, any, any, any>>]>(
+  subcommands: Subcommands
+) =>
+  Command.make("weaviate-mcp").pipe(
+    Command.withDescription("Work with Weaviate vector databases from AI clients (MCP) and the command line"),
+    Command.withSubcommands(subcommands)
+  )
 
 /** `--home DIR`: the support directory (else `WEAVIATE_MCP_HOME`, else the platform default). @category options */
 export const home = Options.directory("home").pipe(

@@ -5,7 +5,6 @@
  *
  * @since 0.1.0
  */
-import * as Command from "@effect/cli/Command"
 import { activityCommand } from "./ActivityCommand.ts"
 import { bridgeCommand } from "./BridgeCommand.ts"
 import { browseCommand } from "./BrowseCommand.ts"
@@ -25,9 +24,6 @@ import { tenantsCommand } from "./TenantsCommand.ts"
 import { tokensCommand } from "./TokensCommand.ts"
 
 /** The root command. @category commands */
-export const root = Command.make("weaviate-mcp").pipe(
-  Command.withDescription(CommonOptions.ROOT_DESCRIPTION),
-  Command.withSubcommands([serveCommand, tokensCommand, connectionsCommand, browseCommand, tenantsCommand, graphqlCommand, restCommand,
-    activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand, doctorCommand, exportCommand,
-    importCommand])
-)
+export const root = CommonOptions.rootOf([serveCommand, tokensCommand, connectionsCommand, browseCommand, tenantsCommand, graphqlCommand,
+  restCommand, activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand, doctorCommand,
+  exportCommand, importCommand])
