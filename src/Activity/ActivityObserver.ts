@@ -87,17 +87,31 @@ const statementsOf = (tool: string | null, params: Readonly<Record<string, unkno
   }
 }
 
-/** The outcome of a JSON-RPC message text (a response body, or an event stream's last `data:`). */
-const outcomeOfMessage = (text: string, method: string): { outcome: Line.Outcome; code: number | null } => {
-  // In JSON text a `"` inside a string is always escaped: these members can only be structural.
-  if (text.includes('"error":{')) {
-    const match = /"error":\{"code":(-?\d+)/.exec(text)
-    const code = match === null ? null : Number(match[1])
+/**
+ * The outcome of the JSON-RPC message the client got (a response's value, or an event stream's last
+ * frame), read from its members: a result's own data (a row with an `error` member, say) is never
+ * taken for an error. A stream whose last frame is no message (a keep-alive) ended well.
+ */
+const outcomeOfMessage = (message: unknown, method: string): { outcome: Line.Outcome; code: number | null } => {
+  if (!isObject(message)) return { outcome: "ok", code: null }
+  if (isObject(message.error)) {
+    const code = typeof message.error.code === "number" ? message.error.code : null
     return { outcome: outcomeOfCode(code), code }
   }
-  if (text.includes('"resultType":"input_required"')) return { outcome: "input_required", code: null }
-  if (method === "tools/call" && text.includes('"isError":true')) return { outcome: "tool_error", code: null }
+  const result = message.result
+  if (isObject(result) && result.resultType === "input_required") return { outcome: "input_required", code: null }
+  if (method === "tools/call" && isObject(result) && result.isError === true) return { outcome: "tool_error", code: null }
   return { outcome: "ok", code: null }
+}
+
+/** The message of an event stream's frame (`data: <JSON>` and a blank line); `undefined` if it holds none. */
+const messageOfFrame = (frame: string): unknown => {
+  if (!frame.startsWith("data: ")) return undefined
+  try {
+    return JSON.parse(frame.slice(6))
+  } catch {
+    return undefined
+  }
 }
 
 const outcomeOfCode = (code: number | null): Line.Outcome => {
@@ -116,9 +130,6 @@ const outcomeOfCode = (code: number | null): Line.Outcome => {
       return "error"
   }
 }
-
-const textOf = (body: string | Uint8Array | ReadonlyArray<Uint8Array>): string | undefined =>
-  typeof body === "string" ? body : body instanceof Uint8Array ? Buffer.from(body).toString("utf8") : undefined
 
 /** Legacy sessions remembered for their client's name; the oldest go first. */
 const MAX_SESSIONS = 1000
@@ -253,8 +264,8 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
       /** The outcome of a complete response. */
       const settled = (r: Extract<HttpTransport.HttpResponse, { _tag: "Full" }>) => {
         rememberSession(r)
-        const text = textOf(r.body)
-        finish(text === undefined ? { outcome: r.status === 200 ? "ok" : "error", code: null } : outcomeOfMessage(text, method))
+        // A body not made from a value (the spliced `tools/list` result) is a result when it is a 200.
+        finish(r.json === undefined ? { outcome: r.status === 200 ? "ok" : "error", code: null } : outcomeOfMessage(r.json, method))
       }
 
       const rememberSession = (response: HttpTransport.HttpResponse) => {
@@ -296,7 +307,7 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
                 body: r.body.pipe(
                   Stream.tap((frame) => Effect.sync(() => (last = frame))),
                   Stream.onEnd(Effect.sync(() => (completed = true))),
-                  Stream.ensuring(Effect.sync(() => finish(completed ? outcomeOfMessage(last, method) : { outcome: "cancelled", code: null })))
+                  Stream.ensuring(Effect.sync(() => finish(completed ? outcomeOfMessage(messageOfFrame(last), method) : { outcome: "cancelled", code: null })))
                 )
               }
             }),

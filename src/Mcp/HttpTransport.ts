@@ -78,6 +78,11 @@ export type HttpResponse =
     readonly status: number
     readonly headers: Readonly<Record<string, string>>
     readonly body: string | Uint8Array | ReadonlyArray<Uint8Array>
+    /**
+     * The value whose JSON text the body is, when it was made from one (`json`): an observer reads
+     * the answer from it, never by searching the text. `undefined` for any other body.
+     */
+    readonly json?: unknown
   }
   | {
     readonly _tag: "Stream"
@@ -91,7 +96,9 @@ export const full = (status: number, body: string | Uint8Array | ReadonlyArray<U
   _tag: "Full",
   status,
   headers,
-  body
+  body,
+  // Present on every complete response, so that they all share one shape.
+  json: undefined
 })
 
 /** @category constructors */
@@ -99,7 +106,8 @@ export const json = (status: number, value: unknown, headers: Readonly<Record<st
   _tag: "Full",
   status,
   headers: { "content-type": "application/json", ...headers },
-  body: JSON.stringify(value)
+  body: JSON.stringify(value),
+  json: value
 })
 
 /** A request before its body is read. @category models */

@@ -1,25 +1,41 @@
 /**
  * Each call's outcome, as the activity log records it, is read from the answer the client got: a
  * result (`ok`), a tool result with `isError` (`tool_error`), a rate-limit or scope refusal (`refused`,
- * with its code), any other JSON-RPC error (`error`, with its code). The real daemon over HTTP.
+ * with its code), any other JSON-RPC error (`error`, with its code). It is read from the message's
+ * members, never from its text: a row whose data holds an `error` object is still `ok`. The real
+ * daemon over HTTP (and the real Weaviate for the row).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import * as Line from "../../src/Activity/ActivityLine.ts"
-import { modern as modernBody, modernHeaders } from "../Mcp/support/EndpointHarness.ts"
-import { TestDaemon, layer } from "../support/TestDaemon.ts"
+import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
+import { modern as modernBody, modernHeaders, parseFrames } from "../Mcp/support/EndpointHarness.ts"
+import { TestDaemon, layer, layerIn } from "../support/TestDaemon.ts"
+import * as TestHome from "../support/TestHome.ts"
+import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
 
 /** A modern request over fetch (the body and headers of the endpoint tests). */
-const modern = (endpoint: string, id: number, method: string, params: Record<string, unknown> = {}) =>
+const modern = (endpoint: string, id: number, method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) =>
   Effect.promise(() =>
     fetch(endpoint, {
       method: "POST",
       headers: { ...modernHeaders(method, method === "tools/call" ? String(params.name) : undefined), accept: "application/json, text/event-stream" },
-      body: JSON.stringify(modernBody(method, params, id))
+      body: JSON.stringify(modernBody(method, params, id, meta))
     }).then((response) => response.text())
   )
+
+/** POSTs JSON to the Weaviate under test; fails on a non-2xx answer. */
+const weaviatePost = (url: string, path: string, body: unknown) =>
+  Effect.promise(async () => {
+    const response = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+    const text = await response.text()
+    if (!response.ok) throw new Error(`${path}: HTTP ${response.status} ${text}`)
+    return text
+  })
 
 /** The call lines of the log once it holds `count` of them (bounded: 100 looks, 20 ms apart). */
 const callLines = (home: string, count: number) =>
@@ -63,4 +79,43 @@ describe("the outcome of each call in the activity log", () => {
       const calls = yield* callLines(daemon.home, 6)
       assert.deepStrictEqual(calls.map((c): [string, number | null] => [c.outcome, c.code]).sort(), answered)
     }).pipe(Effect.provide(layer({ auth: "off", rateLimit: 1 }))))
+
+  it.scoped("ok for a result whose rows hold an error object, answered whole or as an event stream", () =>
+    Effect.gen(function*() {
+      const weaviate = yield* Effect.acquireRelease(Effect.promise(() => startTestWeaviate()), (w) => Effect.promise(() => w.close()))
+      yield* weaviatePost(weaviate.url, "/v1/schema", {
+        class: "Incident",
+        vectorizer: "none",
+        properties: [
+          { name: "title", dataType: ["text"] },
+          { name: "error", dataType: ["object"], nestedProperties: [{ name: "code", dataType: ["int"] }, { name: "message", dataType: ["text"] }] }
+        ]
+      })
+      yield* weaviatePost(weaviate.url, "/v1/objects", { class: "Incident", properties: { title: "disk full", error: { code: -32603, message: "no space left" } } })
+      const home = yield* TestHome.tempDir()
+      const connection = yield* Effect.flatMap(ConnectionStore, (store) => store.add({ name: "local", host: "127.0.0.1", port: weaviate.port })).pipe(
+        Effect.provide(ConnectionStore.layer.pipe(Layer.provide(TestHome.at(home))))
+      )
+      const query = { name: "execute_query", arguments: { connection_id: connection.id, query: "{ Get { Incident { title error { code message } } } }" } }
+      const answers = yield* Effect.gen(function*() {
+        const daemon = yield* TestDaemon
+        const whole = yield* modern(daemon.endpoint, 1, "tools/call", query)
+        const streamed = yield* modern(daemon.endpoint, 2, "tools/call", query, { progressToken: "p" })
+        return { whole, streamed, calls: yield* callLines(daemon.home, 2) }
+      }).pipe(Effect.provide(layerIn({ auth: "off", rateLimit: 0, approvals: "exec", approvalCommand: Option.some("cat >/dev/null") }).pipe(
+        Layer.provide(TestHome.at(home))
+      )))
+      const whole = JSON.parse(answers.whole)
+      const last = parseFrames(answers.streamed).at(-1)
+      for (const message of [whole, last]) {
+        assert.strictEqual(message.error, undefined, JSON.stringify(message))
+        assert.notStrictEqual(message.result.isError, true, JSON.stringify(message))
+        // The row's own error object is in the answer: the text once held `"error":{"code":-32603`.
+        assert.deepStrictEqual(message.result.structuredContent.tables[0].rows[0].error, { code: -32603, message: "no space left" })
+      }
+      assert.deepStrictEqual(answers.calls.map((c) => [c.tool, c.outcome, c.code]), [
+        ["execute_query", "ok", null],
+        ["execute_query", "ok", null]
+      ])
+    }))
 })
