@@ -236,9 +236,11 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
       let endClient: (() => void) | undefined
 
       let finished = false
+      let stopObserving: (() => void) | undefined
       const finish = (result: { outcome: Line.Outcome; code: number | null }): void => {
         if (finished) return
         finished = true
+        stopObserving?.()
         endClient?.()
         const durationMs = performance.now() - start
         const call: Line.Call = {
@@ -296,9 +298,19 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
               return response
             }
           }
-          return Effect.onExit(
-            Effect.map(response, (r): HttpTransport.HttpResponse => {
-              if (r._tag === "Full") return r
+          // Otherwise the call ends with the fiber that answers it. A fiber that ends without its call
+          // finished (interrupted: the client went away, shutdown; a failure; an event stream never run)
+          // ends the call as `cancelled`. Observing the fiber adds no operation to the request's run
+          // (`Effect.onExit` added about ten), and a long-lived fiber keeps no observer past its call.
+          return Effect.withFiberRuntime<HttpTransport.HttpResponse>((fiber) => {
+            const ended = () => finish({ outcome: "cancelled", code: null })
+            fiber.addObserver(ended)
+            stopObserving = () => fiber.removeObserver(ended)
+            return Effect.map(response, (r): HttpTransport.HttpResponse => {
+              if (r._tag === "Full") {
+                settled(r)
+                return r
+              }
               // An event stream ends with its last frame (the response or the error) unless it is cut short.
               let last = ""
               let completed = false
@@ -310,13 +322,8 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
                   Stream.ensuring(Effect.sync(() => finish(completed ? outcomeOfMessage(messageOfFrame(last), method) : { outcome: "cancelled", code: null })))
                 )
               }
-            }),
-            (exit) =>
-              Effect.sync(() => {
-                if (Exit.isFailure(exit)) return finish({ outcome: "cancelled", code: null })
-                if (exit.value._tag === "Full") settled(exit.value)
-              })
-          )
+            })
+          })
         }
       }
     }
