@@ -300,8 +300,9 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
           }
           // Otherwise the call ends with the fiber that answers it. A fiber that ends without its call
           // finished (interrupted: the client went away, shutdown; a failure; an event stream never run)
-          // ends the call as `cancelled`. Observing the fiber adds no operation to the request's run
-          // (`Effect.onExit` added about ten), and a long-lived fiber keeps no observer past its call.
+          // ends the call as `cancelled`. Observing the fiber adds no step to the request's run
+          // (`Effect.onExit` ran an uninterruptible region and a finalizer per call), and a long-lived
+          // fiber keeps no observer past its call.
           return Effect.withFiberRuntime<HttpTransport.HttpResponse>((fiber) => {
             const ended = () => finish({ outcome: "cancelled", code: null })
             fiber.addObserver(ended)
