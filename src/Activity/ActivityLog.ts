@@ -104,12 +104,17 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
 
       const file = heldFile(path)
 
-      const existing = yield* readIfExists(path)
+      // The log is read in chunks, never held whole (`ActivityHead.Summary`): its last line, its line
+      // count and what the recorded head needs.
+      const recorded = yield* ActivityHead.read(home.dir)
+      const summary = yield* Effect.tryPromise(() => ActivityHead.summarizeFile(path, recorded)).pipe(
+        Effect.catchAll((error) => Effect.as(Effect.logError("cannot read activity.log", String(error.error)), ActivityHead.summarize("", recorded)))
+      )
       // The head (last hash, line count) beside the log, recorded after each batch and each retention: ActivityHead.ts.
-      const head = yield* ActivityHead.tracker(home.dir, existing)
-      let prev = Line.lastHash(existing)
+      const head = yield* ActivityHead.tracker(home.dir, { summary, head: recorded })
+      let prev = ActivityHead.headOf(summary).hash
       // A last line left unterminated by a crash stays as it is (verification reports it); new lines start on a line of their own.
-      let needsNewline = existing.length > 0 && !existing.endsWith("\n")
+      let needsNewline = summary.unterminated
       let checkedAt = clock.unsafeCurrentTimeMillis()
 
       /** One batch: its lines formatted (the chain is the writer's state) and appended with one write. */
@@ -145,6 +150,9 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
 
       const prune = exclusive(Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
+        // The whole log is read only when its first call is old enough to go.
+        const opening = yield* Effect.tryPromise(() => openingLines(path)).pipe(Effect.orElseSucceed(() => undefined))
+        if (opening !== undefined && !mayDrop(opening, now - retentionMs)) return 0
         const result = retained(yield* readIfExists(path), now, now - retentionMs)
         if (result === undefined) return 0
         yield* Effect.tryPromise(() => replace(path, result.text)).pipe(
@@ -193,6 +201,53 @@ const readIfExists = (path: string) =>
       throw error
     })
   ).pipe(Effect.catchAll((error) => Effect.as(Effect.logError("cannot read activity.log", String(error.error)), "")))
+
+/** Most of a log's start read to find its first two lines; longer lines send retention to the whole log. */
+const OPENING_BYTES = 1 << 20
+
+/**
+ * The log's first two complete lines (fewer when it has fewer), read from its start; `undefined`
+ * when they do not end within `OPENING_BYTES`.
+ */
+const openingLines = async (path: string): Promise<ReadonlyArray<string> | undefined> => {
+  const handle = await NodeFs.open(path, "r").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined
+    throw error
+  })
+  if (handle === undefined) return []
+  try {
+    const buffer = Buffer.allocUnsafe(OPENING_BYTES)
+    let length = 0
+    /** The end of the second line in what was read (-1 before it is read). */
+    const secondEnd = () => {
+      const firstEnd = buffer.subarray(0, length).indexOf(10)
+      return firstEnd === -1 ? -1 : buffer.subarray(0, length).indexOf(10, firstEnd + 1)
+    }
+    while (length < OPENING_BYTES && secondEnd() === -1) {
+      const { bytesRead } = await handle.read(buffer, length, OPENING_BYTES - length, null)
+      if (bytesRead === 0) break
+      length += bytesRead
+    }
+    const end = secondEnd()
+    if (end === -1 && length === OPENING_BYTES) return undefined
+    // Only the two lines are decoded, not the megabyte read.
+    const lines = buffer.toString("utf8", 0, end === -1 ? length : end + 1).split("\n")
+    lines.pop()
+    return lines
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * Whether retention may drop anything from a log that opens with `opening`: its first call (after a
+ * leading anchor) is older than `cutoff`. `false` exactly when `retained` would keep every line.
+ */
+const mayDrop = (opening: ReadonlyArray<string>, cutoff: number): boolean => {
+  const first = Line.parse(opening[0] ?? "")
+  const entry = first?.type === "anchor" ? Line.parse(opening[1] ?? "") : first
+  return entry !== undefined && Date.parse(entry.time) < cutoff
+}
 
 /** How often, at most, a batch checks the log's identity without a file event (rotation by another process). */
 const REPLACED_CHECK_MS = 5_000

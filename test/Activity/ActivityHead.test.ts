@@ -166,7 +166,11 @@ describe("the daemon at start", () => {
       yield* Head.write(dir, Head.of(text(lines)), 0)
       const messages: Array<string> = []
       const logger = Logger.make(({ logLevel, message }) => messages.push(`${logLevel.label} ${Array.isArray(message) ? message.join(" ") : String(message)}`))
-      yield* Head.tracker(dir, text(lines.slice(0, 10))).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
+      const log = NodePath.join(dir, "activity.log")
+      NodeFs.writeFileSync(log, text(lines.slice(0, 10)), { mode: 0o600 })
+      const recorded = yield* Head.read(dir)
+      const summary = yield* Effect.promise(() => Head.summarizeFile(log, recorded))
+      yield* Head.tracker(dir, { summary, head: recorded }).pipe(Effect.provide(Logger.replace(Logger.defaultLogger, logger)))
       assert.deepStrictEqual(messages, ["ERROR activity.log at start: the log is cut at its end: 2 lines missing (it has 10, its head recorded 12); run weaviate-mcp activity --verify"])
     }))
 })
@@ -200,3 +204,55 @@ describe("activity --verify compares the log with its head", () => {
     assert.include(r.stdout, "activity.log: 20 lines, the hash chain is intact and the log ends at its head")
   })
 })
+
+describe("a log is summarized in chunks, never held whole", () => {
+  it("the summary of a log pushed in chunks of any size is the summary of its whole text", () => {
+    // Retention's anchor first, six calls, an unterminated last line (a crash); the head names the
+    // third call, recorded before retention moved it (at the fifth line then).
+    const anchor = Line.formatAnchor(Date.UTC(2026, 0, 1), 3, Line.GENESIS)
+    const lines = [anchor.text, ...chain(6, anchor.hash)]
+    const content = `${text(lines)}{"v":1,"type":"call","tru`
+    const head = { ...headOf(lines.slice(0, 4)), lines: 5 }
+    const whole = Head.summarize(content, head)
+    assert.strictEqual(whole.lines, 7)
+    assert.strictEqual(whole.first, lines[0])
+    assert.strictEqual(whole.second, lines[1])
+    assert.strictEqual(whole.last, lines[6])
+    assert.strictEqual(whole.atHead, lines[4])
+    assert.strictEqual(whole.headAt, 3)
+    assert.isTrue(whole.unterminated)
+    assert.deepStrictEqual(Head.compareSummary(whole, head), { _tag: "Matches", lines: 7, ahead: 3, afterRetention: true })
+    const bytes = Buffer.from(content, "utf8")
+    for (const size of [1, 2, 3, 7, 64, 333, 1000, bytes.length]) {
+      const summary = Head.summarizer(head)
+      for (let at = 0; at < bytes.length; at += size) summary.push(Buffer.from(bytes.subarray(at, at + size)))
+      assert.deepStrictEqual(summary.end(), whole, `chunks of ${size} bytes`)
+    }
+  })
+
+  it("a chunk's memory may be reused once pushed: the summary keeps no view of it", () => {
+    const lines = chain(4)
+    const bytes = Buffer.from(text(lines), "utf8")
+    const summary = Head.summarizer(undefined)
+    const chunk = Buffer.alloc(50)
+    for (let at = 0; at < bytes.length; at += chunk.length) {
+      const n = bytes.copy(chunk, 0, at, at + chunk.length)
+      summary.push(chunk.subarray(0, n))
+    }
+    chunk.fill(0)
+    assert.deepStrictEqual(summary.end(), Head.summarize(text(lines), undefined))
+  })
+
+  it.effect("a log file's summary is its text's, read in chunks; an absent log is an empty one", () =>
+    Effect.promise(async () => {
+      const dir = TestHome.tempDirSync()
+      const log = NodePath.join(dir, "activity.log")
+      const lines = chain(3000)
+      NodeFs.writeFileSync(log, text(lines), { mode: 0o600 })
+      assert.isAbove(NodeFs.statSync(log).size, 1 << 20)
+      const head = headOf(lines.slice(0, 2500))
+      assert.deepStrictEqual(await Head.summarizeFile(log, head), Head.summarize(text(lines), head))
+      assert.deepStrictEqual(await Head.summarizeFile(NodePath.join(dir, "none.log"), head), Head.summarize("", head))
+    }))
+})
+

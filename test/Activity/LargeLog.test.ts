@@ -1,0 +1,85 @@
+/**
+ * The daemon's start never holds the activity log whole: it reads the log in chunks for its last
+ * line, its line count and its head, and reads it whole only when retention has lines to drop (its
+ * first call older than 90 days). A 128 MB log had taken the start from 0.35 s to 0.9–1.6 s and left
+ * 215 MB resident (docs/benchmarks.md, "Issue 27, twelfth session").
+ */
+import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as NodeFs from "node:fs"
+import * as NodePath from "node:path"
+import { vi } from "vitest"
+import { ActivityLog } from "../../src/Activity/ActivityLog.ts"
+import * as Line from "../../src/Activity/ActivityLine.ts"
+import * as TestHome from "../support/TestHome.ts"
+import { sampleCall } from "./support.ts"
+
+/** Whole reads of an `activity.log` (`readFile`), counted. */
+const wholeReads = vi.hoisted(() => ({ count: 0 }))
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("node:fs/promises")>()
+  const readFile = ((...args: Parameters<typeof actual.readFile>) => {
+    if (String(args[0]).endsWith("activity.log")) wholeReads.count++
+    return actual.readFile(...args)
+  }) as typeof actual.readFile
+  return { ...actual, readFile, default: { ...actual, readFile } }
+})
+
+const DAY = 24 * 60 * 60 * 1000
+
+/** A chained log of `n` calls, the first `firstAge` ms ago, one a second after it. */
+const writeLog = (dir: string, n: number, firstAge: number) => {
+  const start = Date.now() - firstAge
+  let prev = Line.GENESIS
+  let text = ""
+  for (let i = 0; i < n; i++) {
+    const line = Line.formatCall(sampleCall({ time: start + i * 1000, connection: `c${i}` }), prev)
+    prev = line.hash
+    text += `${line.text}\n`
+  }
+  NodeFs.writeFileSync(NodePath.join(dir, "activity.log"), text, { mode: 0o600 })
+  return prev
+}
+
+/** The log's entries after the layer has started, recorded one call and closed. */
+const startRecordAndClose = (dir: string) =>
+  Effect.gen(function*() {
+    const log = yield* ActivityLog
+    const readsAtStart = wholeReads.count
+    log.record(sampleCall({ connection: "new" }))
+    yield* log.flush
+    return readsAtStart
+  }).pipe(Effect.provide(ActivityLog.layer().pipe(Layer.provide(TestHome.at(dir)))))
+
+describe("the activity log at the daemon's start", () => {
+  it.scopedLive("a log within retention is never read whole, and the next line chains on its last", () =>
+    Effect.gen(function*() {
+      const dir = yield* TestHome.tempDir()
+      const last = writeLog(dir, 5000, 2 * DAY)
+      assert.isAbove(NodeFs.statSync(NodePath.join(dir, "activity.log")).size, 2 << 20)
+      wholeReads.count = 0
+      const readsAtStart = yield* startRecordAndClose(dir)
+      assert.strictEqual(readsAtStart, 0)
+      const text = NodeFs.readFileSync(NodePath.join(dir, "activity.log"), "utf8")
+      const entries = text.split("\n").filter((l) => l.length > 0).map((l) => Line.parse(l)!)
+      assert.strictEqual(entries.length, 5001)
+      assert.strictEqual(entries[5000]!.prev, last)
+      assert.deepStrictEqual(Line.verify(text), { _tag: "Valid", lines: 5001 })
+    }))
+
+  it.scopedLive("a log whose first call is past retention is read whole and pruned, with its anchor first", () =>
+    Effect.gen(function*() {
+      const dir = yield* TestHome.tempDir()
+      // 100 calls 91 days old, then a gap; the rest are recent.
+      writeLog(dir, 100, 91 * DAY)
+      const old = NodeFs.readFileSync(NodePath.join(dir, "activity.log"), "utf8")
+      wholeReads.count = 0
+      yield* startRecordAndClose(dir)
+      assert.isAtLeast(wholeReads.count, 1)
+      const entries = NodeFs.readFileSync(NodePath.join(dir, "activity.log"), "utf8").split("\n").filter((l) => l.length > 0).map((l) => Line.parse(l)!)
+      assert.strictEqual(entries[0]!.type, "anchor")
+      assert.deepStrictEqual(entries.slice(1).map((e) => e.type === "call" ? e.connection : e.type), ["new"])
+      assert.notStrictEqual(old.length, 0)
+    }))
+})
