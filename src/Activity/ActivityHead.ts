@@ -267,8 +267,8 @@ export const failed = (comparison: Comparison): boolean => comparison._tag === "
 export interface Tracker {
   /** A batch of `lines` lines was appended, `hash` its last line's: the head moves to it (synchronous, per batch). */
   readonly appended: (lines: number, hash: string) => void
-  /** The log was replaced by `content` (retention): the head is recounted and recorded at once. */
-  readonly rewritten: (content: string) => Effect.Effect<void>
+  /** The log was rewritten by retention, and this is its head now: recorded at once. */
+  readonly rewritten: (head: { readonly lines: number; readonly hash: string }) => Effect.Effect<void>
   /** Records the head now if it changed (the log is closing). */
   readonly flush: Effect.Effect<void>
 }
@@ -320,9 +320,9 @@ export const tracker = (
         current = { lines: current.lines + lines, hash }
         Queue.unsafeOffer(changed, undefined)
       },
-      rewritten: (content) =>
+      rewritten: (rewrittenHead) =>
         Effect.suspend(() => {
-          current = of(content)
+          current = rewrittenHead
           return save
         }),
       flush: save

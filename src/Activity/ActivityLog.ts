@@ -21,6 +21,9 @@
  * - **Retention.** At start and every 24 hours (on the `Clock`), lines older than 90 days are removed
  *   and an anchor line is put first (temp file + rename, by the writer fiber, so no append is lost
  *   and readers see the old or the new file, never half of one).
+ * - **Never held whole.** The start reads the log in chunks for its last line, its count and its head
+ *   (`ActivityHead.Summary`); retention reads its first two lines, and only when a call is old enough
+ *   to go, the lines it drops (decoded) and the rest (copied), a megabyte at a time.
  *
  * @since 0.1.0
  */
@@ -30,6 +33,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Runtime from "effect/Runtime"
+import * as NodeFsSync from "node:fs"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import * as FileWatch from "../Base/FileWatch.ts"
@@ -49,37 +53,83 @@ export interface Options {
   readonly pruneEvery?: Duration.DurationInput | undefined
 }
 
-/**
- * The log after retention: lines older than `cutoff` removed from the front, replaced by one anchor
- * line that carries the hash of the last removed line and the count of calls removed so far;
- * `undefined` when no call is old enough.
- */
-const retained = (content: string, now: number, cutoff: number) => {
-  const lines = content.split("\n")
-  const tail = lines.pop() ?? ""
-  let drop = 0
-  let lastDropped = Line.GENESIS
-  for (const text of lines) {
-    const entry = Line.parse(text)
-    const time = entry === undefined ? Number.NaN : Date.parse(entry.time)
-    if (entry !== undefined && entry.type === "anchor" && drop === 0) {
-      // An anchor stays only while the lines after it are kept.
-      drop++
-      lastDropped = entry.hash
-      continue
-    }
-    if (!(time < cutoff)) break
-    drop++
-    lastDropped = entry?.hash ?? lastDropped
-  }
-  const droppedCalls = lines.slice(0, drop).filter((text) => Line.parse(text)?.type === "call").length
-  if (droppedCalls === 0) return undefined
-  const kept = lines.slice(drop)
-  const previousAnchor = Line.parse(lines[0] ?? "")
-  const prunedBefore = previousAnchor?.type === "anchor" ? previousAnchor.pruned : 0
-  const anchor = Line.formatAnchor(now, prunedBefore + droppedCalls, lastDropped)
-  return { text: [anchor.text, ...kept].join("\n") + "\n" + tail, droppedCalls, anchorHash: anchor.hash, nothingKept: kept.length === 0 }
+/** What retention did: calls removed, and the log's head after it. */
+interface Pruned {
+  readonly droppedCalls: number
+  readonly head: { readonly lines: number; readonly hash: string }
 }
+
+/**
+ * Retention, streamed: the lines older than `cutoff` at the front of the log (after a leading anchor)
+ * are replaced by one anchor line that carries the hash of the last removed line and the count of
+ * calls removed so far; the rest is copied behind it into a temp file renamed over the log, so
+ * readers see the old or the new file, never half of one. The log is never held whole. `lastHash` is
+ * the hash of its last complete line. `undefined` when no call is old enough.
+ */
+const pruneFile = async (path: string, now: number, cutoff: number, lastHash: string): Promise<Pruned | undefined> => {
+  // The front: lines dropped while they are older than the cutoff, up to the first kept one. Read from
+  // the byte after the last line dropped (`cut`), a megabyte at a time; only these lines are decoded.
+  let cut = 0
+  let drop = 0
+  let droppedCalls = 0
+  let lastDropped = Line.GENESIS
+  let prunedBefore = 0
+  const source = await NodeFs.open(path, "r")
+  try {
+    const buffer = Buffer.allocUnsafe(PRUNE_CHUNK_BYTES)
+    scan: for (;;) {
+      const { bytesRead } = await source.read(buffer, 0, PRUNE_CHUNK_BYTES, cut)
+      const chunk = buffer.subarray(0, bytesRead)
+      let start = 0
+      // A last line without its newline (a crash) is never removed: it stays as the log's tail.
+      for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+        const entry = Line.parse(chunk.toString("utf8", start, end))
+        if (entry !== undefined && entry.type === "anchor" && drop === 0) {
+          // An anchor stays only while the lines after it are kept.
+          prunedBefore = entry.pruned
+          lastDropped = entry.hash
+        } else {
+          const time = entry === undefined ? Number.NaN : Date.parse(entry.time)
+          if (!(time < cutoff)) break scan
+          if (entry?.type === "call") droppedCalls++
+          lastDropped = entry?.hash ?? lastDropped
+        }
+        drop++
+        cut += end + 1 - start
+        start = end + 1
+      }
+      // The end of the log, or a line longer than a chunk (kept, with all after it).
+      if (start === 0) break
+    }
+  } finally {
+    await source.close()
+  }
+  if (droppedCalls === 0) return undefined
+  const anchor = Line.formatAnchor(now, prunedBefore + droppedCalls, lastDropped)
+  // The kept rest, copied behind the anchor; its complete lines are counted on the way.
+  const temp = `${path}.${process.pid}.tmp`
+  let kept = 0
+  try {
+    const out = await NodeFs.open(temp, "w", 0o600)
+    try {
+      await out.write(`${anchor.text}\n`)
+      for await (const chunk of NodeFsSync.createReadStream(path, { start: cut, highWaterMark: PRUNE_CHUNK_BYTES }) as AsyncIterable<Buffer>) {
+        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) kept++
+        await out.write(chunk)
+      }
+    } finally {
+      await out.close()
+    }
+    await NodeFs.rename(temp, path)
+  } catch (error) {
+    await NodeFs.rm(temp, { force: true })
+    throw error
+  }
+  return { droppedCalls, head: { lines: kept + 1, hash: kept === 0 ? anchor.hash : lastHash } }
+}
+
+/** What retention reads and copies at a time. */
+const PRUNE_CHUNK_BYTES = 1 << 20
 
 /**
  * @category services
@@ -153,14 +203,13 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
         // The whole log is read only when its first call is old enough to go.
         const opening = yield* Effect.tryPromise(() => openingLines(path)).pipe(Effect.orElseSucceed(() => undefined))
         if (opening !== undefined && !mayDrop(opening, now - retentionMs)) return 0
-        const result = retained(yield* readIfExists(path), now, now - retentionMs)
-        if (result === undefined) return 0
-        yield* Effect.tryPromise(() => replace(path, result.text)).pipe(
-          Effect.zipRight(head.rewritten(result.text)),
-          Effect.catchAll((error) => Effect.logError("cannot prune activity.log", String(error.error)))
+        const result = yield* Effect.tryPromise(() => pruneFile(path, now, now - retentionMs, prev)).pipe(
+          Effect.catchAll((error) => Effect.as(Effect.logError("cannot prune activity.log", String(error.error)), undefined))
         )
+        if (result === undefined) return 0
+        yield* head.rewritten(result.head)
         yield* Effect.promise(file.close)
-        if (result.nothingKept) prev = result.anchorHash
+        prev = result.head.hash
         yield* Effect.logInfo("activity log pruned").pipe(Effect.annotateLogs({ removed: result.droppedCalls }))
         return result.droppedCalls
       }))
@@ -192,15 +241,6 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
   static readonly layer = (options: Options = {}): Layer.Layer<ActivityLog, never, Home> =>
     Layer.scoped(ActivityLog, ActivityLog.make(options))
 }
-
-/** The log's text ("" when absent); a log that cannot be read is reported, never a reason to stop the daemon. */
-const readIfExists = (path: string) =>
-  Effect.tryPromise(() =>
-    NodeFs.readFile(path, "utf8").catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") return ""
-      throw error
-    })
-  ).pipe(Effect.catchAll((error) => Effect.as(Effect.logError("cannot read activity.log", String(error.error)), "")))
 
 /** Most of a log's start read to find its first two lines; longer lines send retention to the whole log. */
 const OPENING_BYTES = 1 << 20
@@ -241,7 +281,7 @@ const openingLines = async (path: string): Promise<ReadonlyArray<string> | undef
 
 /**
  * Whether retention may drop anything from a log that opens with `opening`: its first call (after a
- * leading anchor) is older than `cutoff`. `false` exactly when `retained` would keep every line.
+ * leading anchor) is older than `cutoff`. `false` exactly when `pruneFile` would keep every line.
  */
 const mayDrop = (opening: ReadonlyArray<string>, cutoff: number): boolean => {
   const first = Line.parse(opening[0] ?? "")
@@ -288,10 +328,4 @@ const appendAll = async (handle: NodeFs.FileHandle, text: string) => {
     const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset)
     offset += bytesWritten
   }
-}
-
-const replace = async (path: string, text: string) => {
-  const temp = `${path}.${process.pid}.tmp`
-  await NodeFs.writeFile(temp, text, { mode: 0o600 })
-  await NodeFs.rename(temp, path)
 }

@@ -1,8 +1,8 @@
 /**
- * The daemon's start never holds the activity log whole: it reads the log in chunks for its last
- * line, its line count and its head, and reads it whole only when retention has lines to drop (its
- * first call older than 90 days). A 128 MB log had taken the start from 0.35 s to 0.9–1.6 s and left
- * 215 MB resident (docs/benchmarks.md, "Issue 27, twelfth session").
+ * The daemon never holds the activity log whole: at start it reads the log in chunks for its last
+ * line, its line count and its head; retention reads the lines it drops and copies the rest behind
+ * its anchor, a megabyte at a time. A 123 MB log had taken the start from 0.35 s to 0.9–1.6 s and
+ * left 215 MB resident (docs/activity.md).
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -11,6 +11,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { vi } from "vitest"
 import { ActivityLog } from "../../src/Activity/ActivityLog.ts"
+import * as ActivityHead from "../../src/Activity/ActivityHead.ts"
 import * as Line from "../../src/Activity/ActivityLine.ts"
 import * as TestHome from "../support/TestHome.ts"
 import { sampleCall } from "./support.ts"
@@ -42,6 +43,17 @@ const writeLog = (dir: string, n: number, firstAge: number) => {
   return prev
 }
 
+/** Appends `n` recent calls (the last of them now) to the log, chained on `prev`. */
+const writeRecent = (dir: string, n: number, prev: string) => {
+  let text = ""
+  for (let i = 0; i < n; i++) {
+    const line = Line.formatCall(sampleCall({ time: Date.now() - (n - i) * 1000, connection: `r${i}` }), prev)
+    prev = line.hash
+    text += `${line.text}\n`
+  }
+  NodeFs.appendFileSync(NodePath.join(dir, "activity.log"), text)
+}
+
 /** The log's entries after the layer has started, recorded one call and closed. */
 const startRecordAndClose = (dir: string) =>
   Effect.gen(function*() {
@@ -68,18 +80,27 @@ describe("the activity log at the daemon's start", () => {
       assert.deepStrictEqual(Line.verify(text), { _tag: "Valid", lines: 5001 })
     }))
 
-  it.scopedLive("a log whose first call is past retention is read whole and pruned, with its anchor first", () =>
+  it.scopedLive("a log whose first calls are past retention is pruned without being read whole, its anchor first and its chain intact", () =>
     Effect.gen(function*() {
       const dir = yield* TestHome.tempDir()
-      // 100 calls 91 days old, then a gap; the rest are recent.
-      writeLog(dir, 100, 91 * DAY)
-      const old = NodeFs.readFileSync(NodePath.join(dir, "activity.log"), "utf8")
+      // 3,000 calls 91 days old (more than the megabyte retention reads at a time), then 2,000 recent ones.
+      const dropped = writeLog(dir, 3000, 91 * DAY)
+      const oldPart = NodeFs.readFileSync(NodePath.join(dir, "activity.log"), "utf8")
+      writeRecent(dir, 2000, dropped)
+      assert.isAbove(oldPart.length, 1 << 20)
       wholeReads.count = 0
-      yield* startRecordAndClose(dir)
-      assert.isAtLeast(wholeReads.count, 1)
-      const entries = NodeFs.readFileSync(NodePath.join(dir, "activity.log"), "utf8").split("\n").filter((l) => l.length > 0).map((l) => Line.parse(l)!)
-      assert.strictEqual(entries[0]!.type, "anchor")
-      assert.deepStrictEqual(entries.slice(1).map((e) => e.type === "call" ? e.connection : e.type), ["new"])
-      assert.notStrictEqual(old.length, 0)
+      const readsAtStart = yield* startRecordAndClose(dir)
+      assert.strictEqual(readsAtStart, 0)
+      const text = NodeFs.readFileSync(NodePath.join(dir, "activity.log"), "utf8")
+      const entries = text.split("\n").filter((l) => l.length > 0).map((l) => Line.parse(l)!)
+      const anchor = entries[0]!
+      assert.strictEqual(anchor.type, "anchor")
+      assert.strictEqual(anchor.type === "anchor" && anchor.pruned, 3000)
+      assert.strictEqual(anchor.prev, dropped)
+      assert.deepStrictEqual(entries.slice(1).map((e) => (e.type === "call" ? e.connection : e.type)), [...Array.from({ length: 2000 }, (_, i) => `r${i}`), "new"])
+      assert.deepStrictEqual(Line.verify(text), { _tag: "Valid", lines: 2002 })
+      // The head names the log's last line.
+      const head = yield* ActivityHead.read(dir)
+      assert.deepStrictEqual(ActivityHead.compare(text, head), { _tag: "Matches", lines: 2002, ahead: 0, afterRetention: false })
     }))
 })
