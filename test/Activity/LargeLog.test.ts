@@ -103,4 +103,48 @@ describe("the activity log at the daemon's start", () => {
       const head = yield* ActivityHead.read(dir)
       assert.deepStrictEqual(ActivityHead.compare(text, head), { _tag: "Matches", lines: 2002, ahead: 0, afterRetention: false })
     }))
+
+  it.scopedLive("retention of a log that opens with an anchor adds to its count; a log left with nothing keeps its unterminated tail", () =>
+    Effect.gen(function*() {
+      const dir = yield* TestHome.tempDir()
+      const log = NodePath.join(dir, "activity.log")
+      // An earlier retention's anchor (7 calls), 5 calls past retention, 5 within it.
+      const anchor = Line.formatAnchor(Date.now() - 100 * DAY, 7, Line.GENESIS)
+      let prev = anchor.hash
+      let text = `${anchor.text}\n`
+      const ages = [95, 94, 93, 92, 91, 5, 4, 3, 2, 1]
+      const hashes: Array<string> = []
+      for (const [i, age] of ages.entries()) {
+        const line = Line.formatCall(sampleCall({ time: Date.now() - age * DAY, connection: `c${i}` }), prev)
+        prev = line.hash
+        hashes.push(line.hash)
+        text += `${line.text}\n`
+      }
+      NodeFs.writeFileSync(log, text, { mode: 0o600 })
+      yield* startRecordAndClose(dir)
+      const entries = NodeFs.readFileSync(log, "utf8").split("\n").filter((l) => l.length > 0).map((l) => Line.parse(l)!)
+      const first = entries[0]!
+      assert.isTrue(first.type === "anchor" && first.pruned === 12 && first.prev === hashes[4])
+      assert.deepStrictEqual(entries.slice(1).map((e) => (e.type === "call" ? e.connection : e.type)), ["c5", "c6", "c7", "c8", "c9", "new"])
+      assert.deepStrictEqual(Line.verify(NodeFs.readFileSync(log, "utf8")), { _tag: "Valid", lines: 7 })
+
+      // Every call past retention, and a last line a crash left unterminated: the anchor, then that tail.
+      const dir2 = yield* TestHome.tempDir()
+      const log2 = NodePath.join(dir2, "activity.log")
+      const last = writeLog(dir2, 20, 95 * DAY)
+      NodeFs.appendFileSync(log2, `{"v":1,"type":"call","tru`)
+      const dropped = yield* Effect.gen(function*() {
+        return yield* Effect.flatMap(ActivityLog, (activity) => activity.prune)
+      }).pipe(Effect.provide(ActivityLog.layer().pipe(Layer.provide(TestHome.at(dir2)))))
+      const after = NodeFs.readFileSync(log2, "utf8")
+      const lines = after.split("\n")
+      const only = Line.parse(lines[0]!)!
+      assert.isTrue(only.type === "anchor" && only.pruned === 20 && only.prev === last, after.slice(0, 300))
+      assert.strictEqual(lines[1], `{"v":1,"type":"call","tru`)
+      assert.strictEqual(dropped, 0, "the start pruned them already")
+      const head = yield* ActivityHead.read(dir2)
+      assert.deepStrictEqual(head?.lines, 1)
+      assert.deepStrictEqual(head?.hash, only.hash)
+    }))
 })
+
