@@ -91,7 +91,6 @@ export interface Summary {
   /** Complete lines (each ended by a newline). */
   readonly lines: number
   readonly first: string | undefined
-  readonly second: string | undefined
   readonly last: string | undefined
   /** The line at the position the head names (its `lines`-th), when the log has one. */
   readonly atHead: string | undefined
@@ -103,7 +102,7 @@ export interface Summary {
 
 /**
  * Gathers the `Summary` of a log pushed in chunks of its bytes, in order. Only the lines it keeps are
- * decoded; the head's line is found by its hash at the end of a line (`"hash":"…"}`, where the
+ * decoded, and none longer than `MAX_LINE_BYTES` is kept; the head's line is found by its hash at the end of a line (`"hash":"…"}`, where the
  * format puts it), and only in a log that opens with an anchor.
  *
  * @category reading
@@ -111,24 +110,24 @@ export interface Summary {
 export const summarizer = (head: Head | undefined) => {
   let lines = 0
   let first: string | undefined
-  let second: string | undefined
   let last: string | undefined
   let atHead: string | undefined
   let headAt = -1
   // Only a log that opens with retention's anchor is searched for the head's line (`compareSummary`).
   let anchored = false
   let carry: Buffer | undefined
+  let oversized = false
   const headPosition = head === undefined ? -1 : head.lines - 1
   const suffix = head === undefined ? undefined : Buffer.from(`"hash":"${head.hash}"}`)
   /** The complete line `bytes[from, to)`, without its newline. Most lines are only counted. */
   const line = (bytes: Buffer, from: number, to: number) => {
     const index = lines++
-    if (index < 2 || index === headPosition) {
+    if (index === 0 || index === headPosition) {
       const text = bytes.toString("utf8", from, to)
       if (index === 0) {
         first = text
         anchored = Line.parse(text)?.type === "anchor"
-      } else if (index === 1) second = text
+      }
       if (index === headPosition) atHead = text
     }
     if (anchored && headAt === -1 && suffix !== undefined && to - from >= suffix.length &&
@@ -142,8 +141,10 @@ export const summarizer = (head: Head | undefined) => {
       let start = 0
       let end = chunk.indexOf(10)
       if (end !== -1 && carry !== undefined) {
-        const joined = Buffer.concat([carry, chunk.subarray(0, end)])
+        // A line longer than any the daemon writes is counted, not kept (read as no line at all).
+        const joined = oversized ? Buffer.alloc(0) : Buffer.concat([carry, chunk.subarray(0, end)])
         carry = undefined
+        oversized = false
         line(joined, 0, joined.length)
         last = joined.toString("utf8")
         start = end + 1
@@ -160,11 +161,23 @@ export const summarizer = (head: Head | undefined) => {
       }
       // Decoded once per chunk, before the caller may reuse the chunk's memory.
       if (lastFrom !== -1) last = chunk.toString("utf8", lastFrom, lastTo)
-      if (start < chunk.length) carry = carry === undefined ? Buffer.from(chunk.subarray(start)) : Buffer.concat([carry, chunk.subarray(start)])
+      if (start < chunk.length) {
+        const rest = chunk.subarray(start)
+        // The bytes of an unfinished line are kept up to `MAX_LINE_BYTES`: past that only that it is
+        // there (a file without newlines is not copied over and over).
+        oversized ||= (carry?.length ?? 0) + rest.length > MAX_LINE_BYTES
+        carry = oversized ? OVERSIZED : carry === undefined ? Buffer.from(rest) : Buffer.concat([carry, rest])
+      }
     },
-    end: (): Summary => ({ lines, first, second, last, atHead, headAt, unterminated: carry !== undefined && carry.length > 0 })
+    end: (): Summary => ({ lines, first, last, atHead, headAt, unterminated: carry !== undefined && carry.length > 0 })
   }
 }
+
+/** The longest line a summary keeps: the daemon's lines are well under a kilobyte. @category constants */
+export const MAX_LINE_BYTES = 1 << 20
+
+/** What stands for the unfinished bytes of a line past `MAX_LINE_BYTES`. */
+const OVERSIZED = Buffer.from(" ")
 
 /** The summary of a log's text. @category reading */
 export const summarize = (content: string, head: Head | undefined): Summary => {
@@ -173,8 +186,8 @@ export const summarize = (content: string, head: Head | undefined): Summary => {
   return summary.end()
 }
 
-/** Chunks read from the log at a time. */
-const CHUNK_BYTES = 1 << 20
+/** What is read from the log at a time (the start's summary, retention). @category constants */
+export const CHUNK_BYTES = 1 << 20
 
 /**
  * The summary of the log at `path`, read in chunks of 1 MB (an absent log is an empty one).

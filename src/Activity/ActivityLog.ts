@@ -22,8 +22,8 @@
  *   and an anchor line is put first (temp file + rename, by the writer fiber, so no append is lost
  *   and readers see the old or the new file, never half of one).
  * - **Never held whole.** The start reads the log in chunks for its last line, its count and its head
- *   (`ActivityHead.Summary`); retention reads its first two lines, and only when a call is old enough
- *   to go, the lines it drops (decoded) and the rest (copied), a megabyte at a time.
+ *   (`ActivityHead.Summary`); retention reads from the start the lines it drops (decoded) up to the
+ *   first it keeps, and only when it drops a call copies the rest, a megabyte at a time.
  *
  * @since 0.1.0
  */
@@ -63,8 +63,9 @@ interface Pruned {
  * Retention, streamed: the lines older than `cutoff` at the front of the log (after a leading anchor)
  * are replaced by one anchor line that carries the hash of the last removed line and the count of
  * calls removed so far; the rest is copied behind it into a temp file renamed over the log, so
- * readers see the old or the new file, never half of one. The log is never held whole. `lastHash` is
- * the hash of its last complete line. `undefined` when no call is old enough.
+ * readers see the old or the new file, never half of one. The log is never held whole: a log with
+ * nothing to drop costs one read from its start, up to its first line. `lastHash` is the hash of its
+ * last complete line. `undefined` when no call is old enough (or there is no log).
  */
 const pruneFile = async (path: string, now: number, cutoff: number, lastHash: string): Promise<Pruned | undefined> => {
   // The front: lines dropped while they are older than the cutoff, up to the first kept one. Read from
@@ -74,11 +75,15 @@ const pruneFile = async (path: string, now: number, cutoff: number, lastHash: st
   let droppedCalls = 0
   let lastDropped = Line.GENESIS
   let prunedBefore = 0
-  const source = await NodeFs.open(path, "r")
+  const source = await NodeFs.open(path, "r").catch((error: NodeJS.ErrnoException) => {
+    if (error.code === "ENOENT") return undefined
+    throw error
+  })
+  if (source === undefined) return undefined
   try {
-    const buffer = Buffer.allocUnsafe(PRUNE_CHUNK_BYTES)
+    const buffer = Buffer.allocUnsafe(ActivityHead.CHUNK_BYTES)
     scan: for (;;) {
-      const { bytesRead } = await source.read(buffer, 0, PRUNE_CHUNK_BYTES, cut)
+      const { bytesRead } = await source.read(buffer, 0, ActivityHead.CHUNK_BYTES, cut)
       const chunk = buffer.subarray(0, bytesRead)
       let start = 0
       // A last line without its newline (a crash) is never removed: it stays as the log's tail.
@@ -113,7 +118,7 @@ const pruneFile = async (path: string, now: number, cutoff: number, lastHash: st
     const out = await NodeFs.open(temp, "w", 0o600)
     try {
       await out.write(`${anchor.text}\n`)
-      for await (const chunk of NodeFsSync.createReadStream(path, { start: cut, highWaterMark: PRUNE_CHUNK_BYTES }) as AsyncIterable<Buffer>) {
+      for await (const chunk of NodeFsSync.createReadStream(path, { start: cut, highWaterMark: ActivityHead.CHUNK_BYTES }) as AsyncIterable<Buffer>) {
         for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) kept++
         await out.write(chunk)
       }
@@ -127,9 +132,6 @@ const pruneFile = async (path: string, now: number, cutoff: number, lastHash: st
   }
   return { droppedCalls, head: { lines: kept + 1, hash: kept === 0 ? anchor.hash : lastHash } }
 }
-
-/** What retention reads and copies at a time. */
-const PRUNE_CHUNK_BYTES = 1 << 20
 
 /**
  * @category services
@@ -200,9 +202,6 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
 
       const prune = exclusive(Effect.gen(function*() {
         const now = yield* Clock.currentTimeMillis
-        // The whole log is read only when its first call is old enough to go.
-        const opening = yield* Effect.tryPromise(() => openingLines(path)).pipe(Effect.orElseSucceed(() => undefined))
-        if (opening !== undefined && !mayDrop(opening, now - retentionMs)) return 0
         const result = yield* Effect.tryPromise(() => pruneFile(path, now, now - retentionMs, prev)).pipe(
           Effect.catchAll((error) => Effect.as(Effect.logError("cannot prune activity.log", String(error.error)), undefined))
         )
@@ -240,53 +239,6 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
   /** Needs the home. */
   static readonly layer = (options: Options = {}): Layer.Layer<ActivityLog, never, Home> =>
     Layer.scoped(ActivityLog, ActivityLog.make(options))
-}
-
-/** Most of a log's start read to find its first two lines; longer lines send retention to the whole log. */
-const OPENING_BYTES = 1 << 20
-
-/**
- * The log's first two complete lines (fewer when it has fewer), read from its start; `undefined`
- * when they do not end within `OPENING_BYTES`.
- */
-const openingLines = async (path: string): Promise<ReadonlyArray<string> | undefined> => {
-  const handle = await NodeFs.open(path, "r").catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return undefined
-    throw error
-  })
-  if (handle === undefined) return []
-  try {
-    const buffer = Buffer.allocUnsafe(OPENING_BYTES)
-    let length = 0
-    /** The end of the second line in what was read (-1 before it is read). */
-    const secondEnd = () => {
-      const firstEnd = buffer.subarray(0, length).indexOf(10)
-      return firstEnd === -1 ? -1 : buffer.subarray(0, length).indexOf(10, firstEnd + 1)
-    }
-    while (length < OPENING_BYTES && secondEnd() === -1) {
-      const { bytesRead } = await handle.read(buffer, length, OPENING_BYTES - length, null)
-      if (bytesRead === 0) break
-      length += bytesRead
-    }
-    const end = secondEnd()
-    if (end === -1 && length === OPENING_BYTES) return undefined
-    // Only the two lines are decoded, not the megabyte read.
-    const lines = buffer.toString("utf8", 0, end === -1 ? length : end + 1).split("\n")
-    lines.pop()
-    return lines
-  } finally {
-    await handle.close()
-  }
-}
-
-/**
- * Whether retention may drop anything from a log that opens with `opening`: its first call (after a
- * leading anchor) is older than `cutoff`. `false` exactly when `pruneFile` would keep every line.
- */
-const mayDrop = (opening: ReadonlyArray<string>, cutoff: number): boolean => {
-  const first = Line.parse(opening[0] ?? "")
-  const entry = first?.type === "anchor" ? Line.parse(opening[1] ?? "") : first
-  return entry !== undefined && Date.parse(entry.time) < cutoff
 }
 
 /** How often, at most, a batch checks the log's identity without a file event (rotation by another process). */

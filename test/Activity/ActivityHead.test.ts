@@ -216,7 +216,6 @@ describe("a log is summarized in chunks, never held whole", () => {
     const whole = Head.summarize(content, head)
     assert.strictEqual(whole.lines, 7)
     assert.strictEqual(whole.first, lines[0])
-    assert.strictEqual(whole.second, lines[1])
     assert.strictEqual(whole.last, lines[6])
     assert.strictEqual(whole.atHead, lines[4])
     assert.strictEqual(whole.headAt, 3)
@@ -254,5 +253,23 @@ describe("a log is summarized in chunks, never held whole", () => {
       assert.deepStrictEqual(await Head.summarizeFile(log, head), Head.summarize(text(lines), head))
       assert.deepStrictEqual(await Head.summarizeFile(NodePath.join(dir, "none.log"), head), Head.summarize("", head))
     }))
+
+  it("a line longer than MAX_LINE_BYTES is counted, not kept: a log without newlines is not held", () => {
+    const lines = chain(3)
+    const huge = "x".repeat(Head.MAX_LINE_BYTES + 10)
+    const summary = Head.summarizer(undefined)
+    // The over-long line first, pushed in pieces, then the chain; then an unfinished over-long tail.
+    for (let at = 0; at < huge.length; at += 100_000) summary.push(Buffer.from(huge.slice(at, at + 100_000)))
+    summary.push(Buffer.from(`\n${text(lines)}`))
+    for (let i = 0; i < 30; i++) summary.push(Buffer.from(huge.slice(0, 100_000)))
+    const result = summary.end()
+    assert.strictEqual(result.lines, 4)
+    assert.strictEqual(result.first, "")
+    assert.strictEqual(result.last, lines[2])
+    assert.isTrue(result.unterminated)
+    // Lines under the bound are kept whole, across chunks.
+    const fits = Head.summarize(`${"y".repeat(Head.MAX_LINE_BYTES - 1)}\n`, undefined)
+    assert.strictEqual(fits.first?.length, Head.MAX_LINE_BYTES - 1)
+  })
 })
 
