@@ -47,7 +47,7 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     let forwarded: http.ClientRequest | undefined
     const tracked = recorder.track(req, res, (r, url) => {
-      const forward = (truncating: boolean) => {
+      const forward = (truncating: boolean, retried = false) => {
         if (res.destroyed || res.writableEnded) return
         const out: Record<string, string> = {}
         for (const [k, v] of Object.entries(r.headers)) if (!HOP.has(k)) out[k] = v
@@ -75,8 +75,13 @@ export const startRecordingProxy = async (options: ProxyOptions): Promise<Record
           up.pipe(res)
           up.on("error", () => res.destroy())
         })
-        forwarded.on("error", (e) => {
+        const sent = forwarded
+        sent.on("error", (e: NodeJS.ErrnoException) => {
           if (res.headersSent) return void res.destroy()
+          // A kept-alive connection the server had just closed: the request did not reach it (Node's
+          // advice for `reusedSocket`), so it is sent once more on a fresh one. Seen as a 502 in a
+          // test's batch import, from a connection left idle by the test before.
+          if (sent.reusedSocket && e.code === "ECONNRESET" && !retried) return forward(truncating, true)
           const text = JSON.stringify({ error: [{ message: `recording proxy: upstream ${e.message}` }] })
           res.writeHead(502, { "content-type": "application/json", "content-length": Buffer.byteLength(text) })
           res.end(text)
