@@ -134,7 +134,9 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
       expect(textOf(r)).toContain(`shards not ready: Rep: ${shard} (READONLY)`)
     } finally {
       await cluster.json(NODE1, "PUT", `/v1/schema/Rep/shards/${shard}`, { status: "READY" })
-      await pollUntil(async () => (await shardStatus(shard)) === "READY", "the shard to be READY again")
+      // Each node answers for its own replica (all three hold one): a write at ALL needs every replica
+      // READY, and node1 can show READY while another node has not yet applied the change.
+      await pollUntil(async () => (await Promise.all(cluster.nodes.map((n) => shardStatus(shard, n.rest)))).every((s) => s === "READY"), "the shard to be READY again on every node")
     }
     const after = structured(await callTool("list_tables", { connection_id: connectionId }))
     expect(after.tables.find((t: { name: string }) => t.name === "Rep").unreadyShards).toBeUndefined()
@@ -165,7 +167,7 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
       rows: [{ id: uuid(100), properties: { title: "written at ALL", n: 100 }, vector: [0, 1, 0] }],
       consistency_level: "ALL"
     }))
-    expect(inserted.applied).toBe(1)
+    expect(inserted.applied, JSON.stringify(inserted)).toBe(1)
     const { asked } = await probeRequest("/dialog")
     expect(JSON.stringify(asked.at(-1))).toContain("consistency level: ALL")
     expect(JSON.stringify(asked.at(-1))).toContain("consistency_level=ALL")
@@ -304,8 +306,9 @@ const ensureNotLeader = async (node: string) => {
 
 const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString(16).padStart(12, "0")}`
 
-const shardStatus = async (shard: string) =>
-  ((await cluster.json(NODE1, "GET", "/v1/schema/Rep/shards")) as Array<{ name: string; status: string }>).find((s) => s.name === shard)?.status
+/** The shard's status as the node on `port` sees its own replica of it. */
+const shardStatus = async (shard: string, port = NODE1) =>
+  ((await cluster.json(port, "GET", "/v1/schema/Rep/shards")) as Array<{ name: string; status: string }>).find((s) => s.name === shard)?.status
 
 /** Polls `check` until it holds, failing after `timeoutMs`: no sleep stands in for the cluster's state. */
 const pollUntil = async (check: () => Promise<boolean>, what: string, timeoutMs = 60_000) => {
