@@ -6,7 +6,8 @@
  *   v2 client sends, so the rows measure the daemon, not a client library. The same call through the
  *   SDK v1 client is printed beside it.
  * - `vector_search` (mode `hybrid`) through us against Weaviate's own MCP server (`/v1/mcp` of the same
- *   server, same data): its `weaviate-query-hybrid` tool.
+ *   server, same data): its `weaviate-query-hybrid` tool. lean-node (bench/support/lean-tools.mjs)
+ *   runs the same search in the same turns, the floor of any server between the client and Weaviate.
  * - an upsert of one row through our `insert_rows` (approved by `--approvals exec`, a command that
  *   always accepts; first access and Safe Mode's confirmation go through it too, as by default) against
  *   its `weaviate-objects-upsert` tool. Target for both: p50 and throughput at least equal to theirs.
@@ -83,10 +84,10 @@ const cli = (args: ReadonlyArray<string>) => NodeChildProcess.execFileSync(proce
 const serve = (home: string, probe: ReturnType<typeof ServerCost.probe>, bin = BIN, name = "ours-execute_query") =>
   spawnServer(name, [bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "exec", "--approval-command", "cat >/dev/null", ...EXTRA_SERVE_ARGS], probe)
 
-/** `lean-node` (bench/support/lean-execute-query.mjs), the floor of `execute_query`, on core 0. */
+/** `lean-node` (bench/support/lean-tools.mjs), the floor of `execute_query` and of a hybrid `vector_search`, on core 0. */
 const serveLean = (weaviateUrl: string, token: string, dir: string, probe: ReturnType<typeof ServerCost.probe>) =>
   // The token in the environment: on the command line any local user could read it.
-  spawnServer("lean-node-execute_query", [NodePath.join(import.meta.dirname, "support", "lean-execute-query.mjs"), weaviateUrl, dir], probe, { LEAN_TOKEN: token })
+  spawnServer("lean-node", [NodePath.join(import.meta.dirname, "support", "lean-tools.mjs"), weaviateUrl, dir], probe, { LEAN_TOKEN: token })
 
 /** A Node server on core 0 (with the allocation probe); resolves with its endpoint once it prints it (bounded to 20 s). */
 const spawnServer = (name: string, script: ReadonlyArray<string>, probe: ReturnType<typeof ServerCost.probe>, env: Record<string, string> = {}) =>
@@ -389,7 +390,6 @@ const main = async () => {
     ])
     const [direct, viaUs, viaLean] = [measured[0]!, measured[1]!, measured[2]!]
     const viaBaseline = measured[3]
-    await Profiles.stop(lean)
     if (baselineDaemon !== undefined) await Profiles.stop(baselineDaemon)
     // The same request frame with a tool that does not reach the database: what a tools/call costs around the tool.
     await latency("ours list_connections (no database)", (i) => rawCall(started.endpoint, i, "list_connections", {}), oursMeasured)
@@ -432,13 +432,27 @@ const main = async () => {
       check("vector_search", await oursClient.callTool({ name: "vector_search", arguments: { connection_id, table: TABLE, mode: "hybrid", query: words[i % words.length]!, limit: 10 } }))
     const hybridTheirs = async (i: number) =>
       check("weaviate-query-hybrid", await theirsClient.callTool({ name: "weaviate-query-hybrid", arguments: { collection_name: TABLE, query: words[i % words.length]!, limit: 10 } }))
+    // The floor of the same search: lean-node, and ours, sent as execute_query's calls are (one fetch,
+    // no SDK client), so the two differ only in the server. Weaviate's own server answers inside
+    // Weaviate; anything between the client and Weaviate adds a hop (see the line printed below).
+    const hybridArgs = (i: number) => ({ connection_id, table: TABLE, mode: "hybrid", query: words[i % words.length]!, limit: 10 })
+    const hybridLean = (i: number) => rawCall(leanStarted.endpoint, i, "vector_search", hybridArgs(i))
+    const hybridOursRaw = (i: number) => rawCall(started.endpoint, i, "vector_search", hybridArgs(i))
     // In turns, as execute_query: measured one after the other, a slower minute fell on one side only.
-    const [hybridLatencyOurs, hybridLatencyTheirs] = await interleaved([
+    const [hybridLatencyOurs, hybridLatencyTheirs, hybridLatencyOursRaw, hybridLatencyLean] = await interleaved([
       { name: "ours vector_search hybrid", call: hybridOurs, server: oursMeasured },
-      { name: "weaviate-query-hybrid (/v1/mcp)", call: hybridTheirs }
-    ], { warmup: WARMUP_OTHERS, calls: CALLS }) as [Interleaved, Interleaved]
+      { name: "weaviate-query-hybrid (/v1/mcp)", call: hybridTheirs },
+      { name: "ours vector_search hybrid (fetch)", call: hybridOursRaw, server: oursMeasured },
+      { name: "lean-node vector_search hybrid (fetch)", call: hybridLean, server: { pid: leanStarted.child.pid!, probeFile: leanProbe.file } }
+    ], { warmup: WARMUP_OTHERS, calls: CALLS }) as [Interleaved, Interleaved, Interleaved, Interleaved]
     const hybridRateOurs = await throughput("ours vector_search hybrid", hybridOurs)
     const hybridRateTheirs = await throughput("weaviate-query-hybrid (/v1/mcp)", hybridTheirs)
+    const hybridRateLean = await throughput("lean-node vector_search hybrid (fetch)", hybridLean)
+    console.log(
+      `vector_search hybrid: p50 ours ${(hybridLatencyOurs.p50 / hybridLatencyTheirs.p50).toFixed(2)}× Weaviate's /v1/mcp; ` +
+        `lean-node (the floor) ${(hybridLatencyLean.p50 / hybridLatencyTheirs.p50).toFixed(2)}×, ` +
+        `${(hybridRateLean / hybridRateTheirs).toFixed(2)}× its calls/s; ours (fetch) ${(hybridLatencyOursRaw.p50 / hybridLatencyLean.p50).toFixed(2)}× lean-node's p50`
+    )
 
     // ===== one-row upsert against Weaviate's MCP =====
     const upsertOurs = async (i: number) =>
@@ -459,6 +473,11 @@ const main = async () => {
       ...executeRows,
       row("vector_search", "p50", "ms", hybridLatencyOurs.p50, hybridLatencyTheirs.p50, "weaviate-mcp-server"),
       row("vector_search", "calls_per_second", "calls/s", hybridRateOurs, hybridRateTheirs, "weaviate-mcp-server"),
+      row("vector_search", "p50_added_over_lean", "ms", hybridLatencyOursRaw.p50 - hybridLatencyTheirs.p50, hybridLatencyLean.p50 - hybridLatencyTheirs.p50, "lean-node"),
+      row("vector_search", "calls_per_second_vs_lean", "calls/s", hybridRateOurs, hybridRateLean, "lean-node"),
+      ...(hybridLatencyOursRaw.cpuMsPerCall !== undefined && hybridLatencyLean.cpuMsPerCall !== undefined
+        ? [row("vector_search", "cpu_per_call", "ms", hybridLatencyOursRaw.cpuMsPerCall, hybridLatencyLean.cpuMsPerCall, "lean-node")]
+        : []),
       row("insert_rows", "p50", "ms", upsertLatencyOurs.p50, upsertLatencyTheirs.p50, "weaviate-mcp-server"),
       row("insert_rows", "p50_elicitation", "ms", upsertLatencyElicited.p50, upsertLatencyTheirs.p50, "weaviate-mcp-server"),
       row("insert_rows", "calls_per_second", "calls/s", upsertRateOurs, upsertRateTheirs, "weaviate-mcp-server")

@@ -1,5 +1,5 @@
 // The per-request work the contract asks of every call, as both lean-node programs do it
-// (lean-execute-query.mjs, tools-list-servers.mjs), without any framework:
+// (lean-tools.mjs, tools-list-servers.mjs), without any framework:
 // - `leanIntake`: the Host and protocol-version headers checked, the bearer token checked by HMAC
 //   against a salted digest, the JSON body parsed;
 // - `openLeanLines`: one SHA-256-chained activity line (`prev` is the hash of the line before) and one
