@@ -24,6 +24,7 @@ import * as NodePath from "node:path"
 import { performance } from "node:perf_hooks"
 import * as NodeReadline from "node:readline"
 import * as Cores from "./support/Cores.ts"
+import * as StartEnv from "./support/StartEnv.ts"
 import { merge, percentile, type Row } from "./support/Results.ts"
 
 const RUNS = Math.min(Math.max(Number(process.env.RUNS ?? 7), 1), 30)
@@ -32,7 +33,7 @@ const BLOCK = 20
 const MODERN = "2026-07-28"
 const LEGACY = "2025-11-25"
 const BIN = NodePath.resolve(import.meta.dirname, "..", "bin", "weaviate-mcp.js")
-const BRIDGE = NodePath.resolve(import.meta.dirname, "..", "dist", "bridge.mjs")
+const BRIDGE = NodePath.resolve(import.meta.dirname, "..", "dist", "bridge.cjs")
 
 const median = (values: ReadonlyArray<number>) => percentile(values, 50)
 const TICK_MS = 1000 / Number(NodeChildProcess.execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim())
@@ -63,7 +64,7 @@ const exited = (child: NodeChildProcess.ChildProcess) =>
 /** Starts the daemon on the server core and resolves once its handshake file names a trusted port. */
 const startDaemon = async (home: string) => {
   const [command, argv] = Cores.onServerCore(process.execPath, [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "deny"])
-  const child = NodeChildProcess.spawn(command, argv, { env: { ...process.env, NODE_ENV: "production" }, stdio: ["ignore", "pipe", "pipe"] })
+  const child = NodeChildProcess.spawn(command, argv, { env: StartEnv.startEnv({ NODE_ENV: "production" }), stdio: ["ignore", "pipe", "pipe"] })
   let out = ""
   child.stdout!.on("data", (d: Buffer) => (out += d))
   child.stderr!.on("data", (d: Buffer) => (out += d))
@@ -82,7 +83,7 @@ const startDaemon = async (home: string) => {
 /** A bridge process and a newline-delimited JSON-RPC client over its stdio. */
 const spawnBridge = (args: ReadonlyArray<string>) => {
   const [command, argv] = Cores.onLoadCore(process.execPath, [BIN, "bridge", ...args])
-  const child = NodeChildProcess.spawn(command, argv, { stdio: ["pipe", "pipe", "pipe"] })
+  const child = NodeChildProcess.spawn(command, argv, { env: StartEnv.startEnv(), stdio: ["pipe", "pipe", "pipe"] })
   let stderr = ""
   child.stderr!.on("data", (d: Buffer) => (stderr += d))
   const waiting = new Map<number, (message: { result?: unknown; error?: unknown }) => void>()
@@ -128,7 +129,7 @@ const oneStart = async (home: string, args: ReadonlyArray<string>) => {
 const bareNode = async () => {
   const t0 = performance.now()
   const [command, argv] = Cores.onLoadCore(process.execPath, ["-e", ""])
-  const child = NodeChildProcess.spawn(command, argv, { stdio: "ignore" })
+  const child = NodeChildProcess.spawn(command, argv, { env: StartEnv.startEnv(), stdio: "ignore" })
   await within(10_000, "node -e ''", exited(child))
   return performance.now() - t0
 }
@@ -137,7 +138,7 @@ const bareNode = async () => {
 const bareNodeCpu = async () => {
   const script = `const f=require("fs").readFileSync("/proc/self/stat","utf8").split(") ")[1].split(" ");process.stdout.write(String(+f[11] + +f[12]))`
   const [command, argv] = Cores.onLoadCore(process.execPath, ["-e", script])
-  const child = NodeChildProcess.spawn(command, argv, { stdio: ["ignore", "pipe", "ignore"] })
+  const child = NodeChildProcess.spawn(command, argv, { env: StartEnv.startEnv(), stdio: ["ignore", "pipe", "ignore"] })
   let out = ""
   child.stdout!.on("data", (d: Buffer) => (out += d))
   await within(10_000, "node -e", exited(child))
@@ -197,6 +198,8 @@ const perRequest = async (home: string, port: number, token: string) => {
 const main = async () => {
   if (!NodeFs.existsSync(BRIDGE)) throw new Error(`${BRIDGE} is missing: run npm run build first`)
   console.log(`bridge: ${RUNS} starts each, ${REQUESTS} tools/list each way; ${Cores.placement()}; ${NodeOs.cpus().length} CPUs`)
+  const startEnvNote = StartEnv.note()
+  if (startEnvNote !== undefined) console.log(startEnvNote)
   const home = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-bridge-"))
   const daemon = await startDaemon(home)
   try {
@@ -225,7 +228,7 @@ const main = async () => {
     console.log(`bare node -e '': median ${median(bare).toFixed(0)} ms (${list(bare)})`)
     console.log(`spawn → initialize: median ${median(initialize).toFixed(0)} ms (${list(initialize)}), ${ratio(median(initialize), median(bare))}× bare node (target ≤ 1.5×)`)
     console.log(`spawn → tools/list: median ${median(toolsList).toFixed(0)} ms (${list(toolsList)}), ${ratio(median(toolsList), median(bare))}× bare node`)
-    console.log(`spawn → initialize through the full CLI (bridge --start=false, the start before dist/bridge.mjs): median ${median(cliInitialize).toFixed(0)} ms (${list(cliInitialize)}), ${ratio(median(cliInitialize), median(bare))}× bare node`)
+    console.log(`spawn → initialize through the full CLI (bridge --start=false, the start before dist/bridge.cjs): median ${median(cliInitialize).toFixed(0)} ms (${list(cliInitialize)}), ${ratio(median(cliInitialize), median(bare))}× bare node`)
     console.log(
       `CPU time of a start (user + system, all threads; ticks of ${TICK_MS} ms, so robust to a loaded machine): bare node ${median(bareCpu).toFixed(0)} ms, ` +
         `the bridge up to initialize answered ${median(initializeCpu).toFixed(0)} ms (${ratio(median(initializeCpu), median(bareCpu))}×), ` +

@@ -24,6 +24,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { performance } from "node:perf_hooks"
 import * as Cores from "./support/Cores.ts"
+import * as StartEnv from "./support/StartEnv.ts"
 import { merge, type Row } from "./support/Results.ts"
 import * as Wrk from "./support/Wrk.ts"
 
@@ -138,14 +139,13 @@ const ourServer = () => {
   return {
     home,
     start: (knownToken?: string) =>
-      start(process.execPath, [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "deny"], {
-        ...process.env,
+      start(process.execPath, [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "deny"], StartEnv.startEnv({
         NODE_ENV: "production"
-      }, knownToken)
+      }), knownToken)
   }
 }
 
-const bareServer = () => start(process.execPath, ["-e", BARE], process.env)
+const bareServer = () => start(process.execPath, ["-e", BARE], StartEnv.startEnv())
 
 const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
 const round = (n: number) => Math.round(n * 1000) / 1000
@@ -186,6 +186,8 @@ const main = async () => {
   if (!NodeFs.existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build first`)
   if (!Wrk.available) throw new Error("wrk is not installed: apt-get install wrk")
   console.log(`startup and memory: ${RUNS} starts each; ${Cores.placement()}; ${NodeOs.cpus().length} CPUs`)
+  const startEnvNote = StartEnv.note()
+  if (startEnvNote !== undefined) console.log(startEnvNote)
   const homes: Array<string> = []
   // The code cache as an installed daemon finds it: the first `serve` that runs 2 s after a build
   // writes it whole (a file written by a shorter run is written again then; docs/configuration.md,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Runs the bundle that `npm run build` writes (also run by `prepare`, `prepack` and `npm start`).
-// `weaviate-mcp bridge` first tries the bridge's own small entry (dist/bridge.mjs): MCP clients start
+// `weaviate-mcp bridge` first tries the bridge's own small entry (dist/bridge.cjs): MCP clients start
 // the bridge at every session, and the CLI bundle would add ~200 ms to each start. The entry handles a
 // plain bridge invocation and leaves anything else (`bridge --help`, …) to the CLI.
 //
@@ -11,21 +11,20 @@
 // Node 22's module.enableCompileCache() does the same for modules; Node 20 has only vm.Script's
 // cachedData, hence a CommonJS bundle. docs/configuration.md, "The compile cache", says where the cache
 // lives and how to turn it off (WEAVIATE_MCP_COMPILE_CACHE).
-import { createRequire } from "node:module"
-
-const require = createRequire(import.meta.url)
-const { spawn } = require("node:child_process")
-const { createHash } = require("node:crypto")
+//
+// This file is CommonJS (bin/package.json says so; the package is ESM): an ES module entry starts
+// Node's ES module loader, and the bridge's start took about 5 ms longer as one (docs/benchmarks.md,
+// "Issue 27, thirteenth session").
+// Only what the bridge's path needs is loaded here. The CLI's own modules (child_process, crypto,
+// os, v8, vm) are required where they are used: Node compiles each of them at its first require, and
+// up front they took about 4 ms of every bridge start (docs/benchmarks.md, "Issue 27, thirteenth
+// session").
 const NodeFs = require("node:fs")
 const NodeModule = require("node:module")
-const NodeOs = require("node:os")
 const NodePath = require("node:path")
-const { fileURLToPath } = require("node:url")
-const NodeV8 = require("node:v8")
-const NodeVm = require("node:vm")
 
-const bridge = new URL("../dist/bridge.mjs", import.meta.url)
-const bundle = fileURLToPath(new URL("../dist/weaviate-mcp.cjs", import.meta.url))
+const bridge = NodePath.join(__dirname, "..", "dist", "bridge.cjs")
+const bundle = NodePath.join(__dirname, "..", "dist", "weaviate-mcp.cjs")
 
 /**
  * The directory of cached code: WEAVIATE_MCP_COMPILE_CACHE (`off` for none), else the platform's
@@ -35,7 +34,7 @@ const cacheDirectory = () => {
   const given = process.env.WEAVIATE_MCP_COMPILE_CACHE
   if (given === "off" || given === "0") return undefined
   if (given !== undefined && given !== "") return NodePath.resolve(given)
-  const home = NodeOs.homedir()
+  const home = require("node:os").homedir()
   const base = process.platform === "win32"
     ? NodePath.join(process.env.LOCALAPPDATA ?? NodePath.join(home, "AppData", "Local"), "weaviate-mcp", "Cache")
     : process.platform === "darwin"
@@ -74,6 +73,7 @@ const COMMANDS = new Set([
  * file).
  */
 const cacheFile = (directory, identity) => {
+  const { createHash } = require("node:crypto")
   const command = COMMANDS.has(process.argv[2]) ? process.argv[2] : "other"
   const build = createHash("sha256").update(identity).digest("hex").slice(0, 16)
   const node = createHash("sha256").update(`${process.version} ${process.arch} ${process.execArgv.join(" ")}`).digest("hex").slice(0, 8)
@@ -161,7 +161,7 @@ const BULK_HEAP_GROWING_PERCENT = 50
 const boundBulkHeap = () => {
   const given = process.execArgv.some((arg) => arg.startsWith("--heap-growing-percent") || arg.startsWith("--heap_growing_percent"))
   if ((process.argv[2] === "export" || process.argv[2] === "import") && !given) {
-    NodeV8.setFlagsFromString(`--heap-growing-percent=${BULK_HEAP_GROWING_PERCENT}`)
+    require("node:v8").setFlagsFromString(`--heap-growing-percent=${BULK_HEAP_GROWING_PERCENT}`)
   }
 }
 
@@ -187,9 +187,9 @@ const capsYoungGeneration = () => {
   return process.argv[2] === "export" && process.platform !== "win32" && !given
 }
 const runCapped = () => {
-  const child = spawn(
+  const child = require("node:child_process").spawn(
     process.execPath,
-    [...process.execArgv, `--max-semi-space-size=${BULK_SEMI_SPACE_MB}`, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    [...process.execArgv, `--max-semi-space-size=${BULK_SEMI_SPACE_MB}`, __filename, ...process.argv.slice(2)],
     { stdio: ["inherit", "inherit", "inherit", "ipc"], detached: true }
   )
   const forward = (signal) => child.kill(signal)
@@ -255,7 +255,7 @@ const runCli = () => {
   const directory = requested === undefined ? undefined : privateDirectory(requested)
   const file = directory === undefined ? undefined : cacheFile(directory, identity)
   const cachedData = file === undefined ? undefined : readCached(file.path)
-  const script = new NodeVm.Script(NodeModule.wrap(source), {
+  const script = new (require("node:vm").Script)(NodeModule.wrap(source), {
     filename: bundle,
     // No `importModuleDynamically`: the bundle has no `import()` (scripts/build.mjs says why).
     ...(cachedData === undefined ? {} : { cachedData })
@@ -263,10 +263,10 @@ const runCli = () => {
   if (file !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) keepCompiled(directory, file, script)
   else if (file !== undefined && MARKED.has(file.command) && NodeFs.existsSync(`${file.path}${SHORT}`)) keepWhenLong(directory, file, script)
   const module = { exports: {} }
-  script.runInThisContext().call(module.exports, module.exports, createRequire(bundle), module, bundle, NodePath.dirname(bundle))
+  script.runInThisContext().call(module.exports, module.exports, NodeModule.createRequire(bundle), module, bundle, NodePath.dirname(bundle))
 }
 
-const handled = process.argv[2] === "bridge" && NodeFs.existsSync(fileURLToPath(bridge)) && (await import(bridge.href)).handled === true
+const handled = process.argv[2] === "bridge" && NodeFs.existsSync(bridge) && require(bridge).handled === true
 if (handled) {
   // The bridge ran.
 } else if (capsYoungGeneration()) {

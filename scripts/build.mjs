@@ -1,5 +1,5 @@
 // Bundles the command line, dependencies included, into dist/weaviate-mcp.cjs (and the stdio bridge's
-// own entry into dist/bridge.mjs). Starting it takes a
+// own entry into dist/bridge.cjs). Starting it takes a
 // fraction of the time of transpiling the sources on every start, and bundling the dependencies lets
 // esbuild drop the parts of `effect` nobody uses (@effect/platform imports the whole barrel):
 // `--version` went from ~0.9 s (dependencies external) to ~0.3 s.
@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const outfile = fileURLToPath(new URL("../dist/weaviate-mcp.cjs", import.meta.url))
-const bridgeFile = fileURLToPath(new URL("../dist/bridge.mjs", import.meta.url))
+const bridgeFile = fileURLToPath(new URL("../dist/bridge.cjs", import.meta.url))
 
 /** Writes a file of a build through a rename, so a process starting meanwhile reads a whole one. */
 const replace = (file) => {
@@ -21,9 +21,10 @@ const replace = (file) => {
 }
 
 /**
- * The stdio bridge's own entry, dist/bridge.mjs, that bin/weaviate-mcp.js runs before the CLI: a
+ * The stdio bridge's own entry, dist/bridge.cjs, that bin/weaviate-mcp.js requires before the CLI: a
  * build of its own (no chunk shared with the CLI), so starting the bridge parses ~20 KB instead of
  * the 2 MB CLI. It must not pull Effect in (test/Bridge/BridgeEntry.test.ts; docs/bridge.md).
+ * CommonJS, as the bin is: an ES module would start Node's ES module loader for it.
  */
 const buildBridge = () =>
   build({
@@ -33,7 +34,7 @@ const buildBridge = () =>
     write: false,
     bundle: true,
     platform: "node",
-    format: "esm",
+    format: "cjs",
     target: "node20",
     sourcemap: false,
     minifyWhitespace: process.env.WEAVIATE_MCP_BUILD_READABLE !== "1",

@@ -1,5 +1,5 @@
 /**
- * The stdio bridge's entry point (`dist/bridge.mjs`), bundled apart from the CLI: `handled` tells
+ * The stdio bridge's entry point (`dist/bridge.cjs`), bundled apart from the CLI: `handled` tells
  * `bin/weaviate-mcp.js` whether it started the bridge or the full CLI must handle the command line.
  *
  * @since 0.1.0

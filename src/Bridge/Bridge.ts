@@ -69,7 +69,13 @@ class Session {
   private version: string = LEGACY_DEFAULT
   private clientCapabilities: Json = {}
   private clientInfo: Json | undefined
-  private readonly sessionId = crypto.randomUUID().slice(0, 8)
+  /**
+   * Tells this bridge's requests to the daemon apart from other clients': the pid is unique among
+   * the processes running on this machine (where the daemon is), the start time among those a pid was
+   * reused by. Not `crypto.randomUUID()`: loading Node's crypto for it took about 3 ms of every
+   * bridge start (docs/benchmarks.md, "Issue 27, thirteenth session").
+   */
+  private readonly sessionId = `${process.pid.toString(36)}.${Date.now().toString(36)}`
   private sequence = 0
   private readonly inFlight = new Map<Id, { readonly daemonId: string; readonly abort: AbortController }>()
   private readonly pendingFromClient = new Map<string, (message: Json) => void>()

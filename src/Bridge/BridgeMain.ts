@@ -1,6 +1,6 @@
 /**
  * The bridge's own start: `weaviate-mcp bridge [--home DIR] [--start]` without the CLI bundle.
- * `bin/weaviate-mcp.js` runs `dist/bridge.mjs` (this module, bundled alone by `scripts/build.mjs`)
+ * `bin/weaviate-mcp.js` requires `dist/bridge.cjs` (this module, bundled alone by `scripts/build.mjs`)
  * before loading the CLI; a bridge invocation with anything else (`--help`, `--start=false`, an
  * unknown or repeated flag) goes to the full CLI (`BridgeCommand.ts`), which runs the same code.
  *

@@ -1,5 +1,5 @@
 /**
- * The bridge's own entry (issue 33): `bin/weaviate-mcp.js bridge …` runs `dist/bridge.mjs`, built
+ * The bridge's own entry (issue 33): `bin/weaviate-mcp.js bridge …` runs `dist/bridge.cjs`, built
  * apart from the CLI and without Effect, for a plain invocation, and leaves every other command line
  * (`--help`, a spelling it does not know) to the full CLI, which behaves as before.
  */
@@ -13,29 +13,33 @@ import * as Cli from "../support/Cli.ts"
 import * as TestHome from "../support/TestHome.ts"
 
 const ROOT = NodePath.resolve(import.meta.dirname, "../..")
-const BRIDGE = NodePath.join(ROOT, "dist/bridge.mjs")
+const BRIDGE = NodePath.join(ROOT, "dist/bridge.cjs")
 const CLI_BUNDLE = NodePath.join(ROOT, "dist/weaviate-mcp.cjs")
 const PROBE = pathToFileURL(NodePath.resolve(import.meta.dirname, "../support/loaded-files.mjs")).href
 
 /** Runs the binary with the module probe; the files it loaded, as paths. */
 const runProbed = async (args: ReadonlyArray<string>, input = "") => {
-  const log = NodePath.join(TestHome.tempDirSync("weaviate-mcp-loaded-"), "loaded.txt")
+  const dir = TestHome.tempDirSync("weaviate-mcp-loaded-")
+  const log = NodePath.join(dir, "loaded.txt")
+  const builtinsLog = NodePath.join(dir, "builtins.txt")
   NodeFs.writeFileSync(log, "")
-  const result = await Cli.run(args, { input, env: { NODE_OPTIONS: `--import=${PROBE}`, LOADED_FILES_LOG: log } })
+  const result = await Cli.run(args, { input, env: { NODE_OPTIONS: `--import=${PROBE}`, LOADED_FILES_LOG: log, LOADED_BUILTINS_LOG: builtinsLog } })
   const loaded = NodeFs.readFileSync(log, "utf8").split("\n").filter((line) => line.length > 0).map((url) => new URL(url).pathname)
-  return { ...result, loaded }
+  /** Node's own modules the process loaded (`process.moduleLoadList`, e.g. `NativeModule internal/crypto/random`). */
+  const builtins = NodeFs.existsSync(builtinsLog) ? NodeFs.readFileSync(builtinsLog, "utf8").split("\n") : []
+  return { ...result, loaded, builtins }
 }
 
 const fromCli = (loaded: ReadonlyArray<string>) => loaded.filter((path) => path === CLI_BUNDLE)
 
 describe("the bridge's own entry", () => {
-  it("dist/bridge.mjs is built without Effect and without any module of the CLI: its inputs are the bridge's modules, their Effect-free helpers and env-paths", async () => {
+  it("dist/bridge.cjs is built without Effect and without any module of the CLI: its inputs are the bridge's modules, their Effect-free helpers and env-paths", async () => {
     const result = await build({
       absWorkingDir: ROOT,
       entryPoints: ["src/bridge.ts"],
       bundle: true,
       platform: "node",
-      format: "esm",
+      format: "cjs",
       target: "node20",
       write: false,
       metafile: true,
@@ -55,15 +59,25 @@ describe("the bridge's own entry", () => {
     ])
   })
 
-  it("dist/bridge.mjs imports nothing but Node's own modules (no chunk of the CLI bundle)", () => {
+  it("dist/bridge.cjs loads nothing but Node's own modules (no chunk of the CLI bundle), and has no static import", () => {
     const source = NodeFs.readFileSync(BRIDGE, "utf8")
-    const specifiers = [...source.matchAll(/\bfrom\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|\bimport\s*["']([^"']+)["']/g)]
-      .map((match) => match[1] ?? match[2] ?? match[3])
+    // CommonJS: an ES module would start Node's ES module loader at every bridge start.
+    expect(source).not.toMatch(/^\s*import\b|\bfrom\s*["'][^"']+["']\s*;/m)
+    // `require` at start; `import()` only where the bridge starts the daemon (child_process).
+    const specifiers = [...source.matchAll(/\brequire\s*\(\s*["']([^"']+)["']\s*\)|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g)]
+      .map((match) => match[1] ?? match[2])
     expect(specifiers.length).toBeGreaterThan(0)
     expect(specifiers.filter((specifier) => !specifier!.startsWith("node:"))).toEqual([])
   })
 
-  it("a plain `bridge --home H` loads dist/bridge.mjs and never the CLI bundle (daemon running: initialize answered)", async () => {
+  it("the bin and the bridge's entry are CommonJS, so a bridge start never starts Node's ES module loader", () => {
+    expect(JSON.parse(NodeFs.readFileSync(NodePath.join(ROOT, "bin/package.json"), "utf8")).type).toBe("commonjs")
+    const code = NodeFs.readFileSync(NodePath.join(ROOT, "bin/weaviate-mcp.js"), "utf8").split("\n").filter((line) => !line.trimStart().startsWith("//")).join("\n")
+    expect(code).not.toMatch(/^\s*import\b|\bimport\.meta\b|\bimport\s*\(/m)
+    expect(code).toContain("require(bridge)")
+  })
+
+  it("a plain `bridge --home H` loads dist/bridge.cjs and never the CLI bundle nor Node's crypto (daemon running: initialize answered)", async () => {
     const home = TestHome.tempDirSync("weaviate-mcp-bridge-entry-")
     const daemon = await Cli.serve(["--home", home, "--port", "0"])
     try {
@@ -73,6 +87,9 @@ describe("the bridge's own entry", () => {
       expect(JSON.parse(r.stdout.split("\n")[0]!).result.protocolVersion).toBe("2025-11-25")
       expect(r.loaded).toContain(BRIDGE)
       expect(fromCli(r.loaded)).toEqual([])
+      // Node's crypto took about 3 ms of a bridge start (its session id was a random UUID).
+      expect(r.builtins.length).toBeGreaterThan(0)
+      expect(r.builtins.filter((name) => name.includes("crypto"))).toEqual([])
     } finally {
       daemon.child.kill("SIGTERM")
       await daemon.exited

@@ -141,7 +141,7 @@ describe("the compile cache", () => {
     // A copy of the package's runnable part, so that its bundle can be edited.
     const root = TestHome.tempDirSync("weaviate-mcp-cc-package-")
     const source = NodePath.join(NodePath.dirname(Cli.BIN), "..")
-    for (const part of ["bin/weaviate-mcp.js", "dist/weaviate-mcp.cjs", "package.json"]) {
+    for (const part of ["bin/weaviate-mcp.js", "bin/package.json", "dist/weaviate-mcp.cjs", "package.json"]) {
       NodeFs.mkdirSync(NodePath.dirname(NodePath.join(root, part)), { recursive: true })
       NodeFs.copyFileSync(NodePath.join(source, part), NodePath.join(root, part))
     }

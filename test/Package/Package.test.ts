@@ -86,7 +86,7 @@ describe("the packed package", () => {
     expect(files.has("dist/index.js")).toBe(true)
     expect(files.has("dist/index.d.ts")).toBe(true)
     expect(files.has("dist/weaviate-mcp.cjs")).toBe(true)
-    expect(files.has("dist/bridge.mjs")).toBe(true)
+    expect(files.has("dist/bridge.cjs")).toBe(true)
     for (const [file, size] of files) if (file.endsWith(".map")) expect(size, file).toBeLessThanOrEqual(1024 * 1024)
     expect(Object.keys(pkg.dependencies)).not.toContain("esbuild")
     expect(Object.keys(pkg.dependencies)).not.toContain("tsx")

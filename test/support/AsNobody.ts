@@ -23,7 +23,7 @@ export const CHECKOUT = NodePath.resolve(import.meta.dirname, "../..")
 export const SETPRIV = ["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"] as const
 
 /** The files of a checkout that running the built CLI needs (relative paths). */
-export const RUNNABLE = ["bin/weaviate-mcp.js", "dist/weaviate-mcp.cjs", "package.json"] as const
+export const RUNNABLE = ["bin/weaviate-mcp.js", "bin/package.json", "dist/weaviate-mcp.cjs", "package.json"] as const
 
 const copies = new Set<string>()
 afterAll(() => {

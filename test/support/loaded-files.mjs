@@ -2,7 +2,8 @@
 // of every module loaded from a file to the file named by LOADED_FILES_LOG, so a test can say which of
 // the package's files a process loaded. The CLI bundle is not a module to Node: bin/weaviate-mcp.js
 // reads it and runs it through vm.Script, so every `.cjs` file opened with fs.openSync or read with
-// fs.readFileSync (by its path) is logged too.
+// fs.readFileSync (by its path) is logged too. With LOADED_BUILTINS_LOG, Node's own modules the
+// process loaded (`process.moduleLoadList`) are written to that file at its exit.
 import * as NodeFs from "node:fs"
 import { register, syncBuiltinESMExports } from "node:module"
 import { pathToFileURL } from "node:url"
@@ -32,3 +33,8 @@ NodeFs.default.openSync = function (path, ...rest) {
   return openSync.call(this, path, ...rest)
 }
 syncBuiltinESMExports()
+
+if (process.env.LOADED_BUILTINS_LOG) {
+  const file = process.env.LOADED_BUILTINS_LOG
+  process.once("exit", () => NodeFs.writeFileSync(file, process.moduleLoadList.join("\n")))
+}
