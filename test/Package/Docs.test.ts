@@ -231,6 +231,7 @@ const FOREIGN_FLAGS: Readonly<Record<string, string>> = {
   "--silent": "vitest",
   "--inspect": "node",
   "--cpu-prof": "node",
+  "--snapshot-blob": "node",
   "--max-semi-space-size": "node",
   "--semi-space-growth-factor": "node (V8)",
   "--max-old-space-size": "node",
