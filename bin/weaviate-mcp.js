@@ -13,12 +13,10 @@
 // lives and how to turn it off (WEAVIATE_MCP_COMPILE_CACHE).
 //
 // This file is CommonJS (bin/package.json says so; the package is ESM): an ES module entry starts
-// Node's ES module loader, and the bridge's start took about 5 ms longer as one (docs/benchmarks.md,
-// "Issue 27, thirteenth session").
-// Only what the bridge's path needs is loaded here. The CLI's own modules (child_process, crypto,
-// os, v8, vm) are required where they are used: Node compiles each of them at its first require, and
-// up front they took about 4 ms of every bridge start (docs/benchmarks.md, "Issue 27, thirteenth
-// session").
+// Node's ES module loader, and the bridge's start took about 5 ms longer with one. Only what the
+// bridge's path needs is loaded up front; the CLI's own Node modules (child_process, crypto, os, v8,
+// vm) are required where they are used, since Node compiles each at its first require (about 2 ms of
+// every bridge start). docs/benchmarks.md, "Issue 27, thirteenth session".
 const NodeFs = require("node:fs")
 const NodeModule = require("node:module")
 const NodePath = require("node:path")
