@@ -232,6 +232,7 @@ const FOREIGN_FLAGS: Readonly<Record<string, string>> = {
   "--inspect": "node",
   "--cpu-prof": "node",
   "--snapshot-blob": "node",
+  "--build-snapshot": "node",
   "--max-semi-space-size": "node",
   "--semi-space-growth-factor": "node (V8)",
   "--max-old-space-size": "node",
