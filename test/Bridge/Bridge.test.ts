@@ -239,6 +239,34 @@ describe("weaviate-mcp bridge over stdio (official SDK v1 client)", () => {
     const aborted = await w.waitForRequest((r) => r.path.startsWith("/v1/schema") && r.aborted, 10_000)
     expect(aborted.aborted).toBe(true)
   })
+
+  it("two bridges on one daemon keep their requests apart: one client's cancellation never stops the other's request with the same id", async () => {
+    // Every bridge reaches the daemon as the same principal (the handshake's token), and each fresh
+    // client numbers its requests alike: only the bridge's own session id tells them apart.
+    const [a, b] = [await connect(), await connect()]
+    try {
+      w.setFault({ kind: "hang" })
+      const before = w.requests.length
+      const hanging = () => w.requests.slice(before).filter((r) => r.path.startsWith("/v1/schema"))
+      const abort = new AbortController()
+      const callA = a.callTool({ name: "list_tables", arguments: { connection_id: connectionId } }, undefined, { signal: abort.signal }).catch((e) => e)
+      const callB = b.callTool({ name: "list_tables", arguments: { connection_id: connectionId } }).catch((e) => e)
+      await w.waitForRequest(() => hanging().length === 2, 10_000)
+      abort.abort("the user pressed stop")
+      await callA
+      await w.waitForRequest((r) => r.path.startsWith("/v1/schema") && r.aborted, 10_000)
+      // A round trip through b's bridge and the daemon after a's cancellation was carried out.
+      w.setFault({ kind: "none" })
+      expect((await b.listTools()).tools.length).toBeGreaterThan(0)
+      expect(hanging().filter((r) => r.aborted)).toHaveLength(1)
+      await b.close()
+      expect(await callB).toBeInstanceOf(Error)
+    } finally {
+      w.setFault({ kind: "none" })
+      await a.close().catch(() => undefined)
+      await b.close().catch(() => undefined)
+    }
+  })
 })
 
 // ===== Refusals =====
