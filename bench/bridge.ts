@@ -198,8 +198,7 @@ const perRequest = async (home: string, port: number, token: string) => {
 const main = async () => {
   if (!NodeFs.existsSync(BRIDGE)) throw new Error(`${BRIDGE} is missing: run npm run build first`)
   console.log(`bridge: ${RUNS} starts each, ${REQUESTS} tools/list each way; ${Cores.placement()}; ${NodeOs.cpus().length} CPUs`)
-  const startEnvNote = StartEnv.note()
-  if (startEnvNote !== undefined) console.log(startEnvNote)
+  StartEnv.printNote()
   const home = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-bench-bridge-"))
   const daemon = await startDaemon(home)
   try {

@@ -428,14 +428,13 @@ const main = async () => {
     }
 
     // ===== hybrid against Weaviate's MCP =====
-    const hybridOurs = async (i: number) =>
-      check("vector_search", await oursClient.callTool({ name: "vector_search", arguments: { connection_id, table: TABLE, mode: "hybrid", query: words[i % words.length]!, limit: 10 } }))
+    const hybridArgs = (i: number) => ({ connection_id, table: TABLE, mode: "hybrid", query: words[i % words.length]!, limit: 10 })
+    const hybridOurs = async (i: number) => check("vector_search", await oursClient.callTool({ name: "vector_search", arguments: hybridArgs(i) }))
     const hybridTheirs = async (i: number) =>
       check("weaviate-query-hybrid", await theirsClient.callTool({ name: "weaviate-query-hybrid", arguments: { collection_name: TABLE, query: words[i % words.length]!, limit: 10 } }))
     // The floor of the same search: lean-node, and ours, sent as execute_query's calls are (one fetch,
     // no SDK client), so the two differ only in the server. Weaviate's own server answers inside
     // Weaviate; anything between the client and Weaviate adds a hop (see the line printed below).
-    const hybridArgs = (i: number) => ({ connection_id, table: TABLE, mode: "hybrid", query: words[i % words.length]!, limit: 10 })
     const hybridLean = (i: number) => rawCall(leanStarted.endpoint, i, "vector_search", hybridArgs(i))
     const hybridOursRaw = (i: number) => rawCall(started.endpoint, i, "vector_search", hybridArgs(i))
     // In turns, as execute_query: measured one after the other, a slower minute fell on one side only.

@@ -186,8 +186,7 @@ const main = async () => {
   if (!NodeFs.existsSync(BUNDLE)) throw new Error(`${BUNDLE} is missing: run npm run build first`)
   if (!Wrk.available) throw new Error("wrk is not installed: apt-get install wrk")
   console.log(`startup and memory: ${RUNS} starts each; ${Cores.placement()}; ${NodeOs.cpus().length} CPUs`)
-  const startEnvNote = StartEnv.note()
-  if (startEnvNote !== undefined) console.log(startEnvNote)
+  StartEnv.printNote()
   const homes: Array<string> = []
   // The code cache as an installed daemon finds it: the first `serve` that runs 2 s after a build
   // writes it whole (a file written by a shorter run is written again then; docs/configuration.md,

@@ -16,10 +16,12 @@ export const startEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   return env
 }
 
-/** What a benchmark prints about it, when this machine sets the variable. */
-export const note = (): string | undefined =>
-  process.env["NODE_EXTRA_CA_CERTS"] === undefined
-    ? undefined
-    : keptExtraCaCerts
-    ? "NODE_EXTRA_CA_CERTS kept in the timed starts (BENCH_KEEP_NODE_EXTRA_CA_CERTS=1): every node start parses it"
-    : "NODE_EXTRA_CA_CERTS removed from the timed starts, ours and the baseline's alike (node parses it at every start)"
+/** Prints what the timed starts do about it, when this machine sets the variable. */
+export const printNote = (): void => {
+  if (process.env["NODE_EXTRA_CA_CERTS"] === undefined) return
+  console.log(
+    keptExtraCaCerts
+      ? "NODE_EXTRA_CA_CERTS kept in the timed starts (BENCH_KEEP_NODE_EXTRA_CA_CERTS=1): every node start parses it"
+      : "NODE_EXTRA_CA_CERTS removed from the timed starts, ours and the baseline's alike (node parses it at every start)"
+  )
+}

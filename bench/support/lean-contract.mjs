@@ -1,7 +1,7 @@
 // The per-request work the contract asks of every call, as both lean-node programs do it
 // (lean-tools.mjs, tools-list-servers.mjs), without any framework:
 // - `leanIntake`: the Host and protocol-version headers checked, the bearer token checked by HMAC
-//   against a salted digest, the JSON body parsed;
+//   against a salted digest, the JSON body parsed (400 when it is not JSON);
 // - `openLeanLines`: one SHA-256-chained activity line (`prev` is the hash of the line before) and one
 //   log line per call, appended to two files through descriptors held open, the lines of one tick of
 //   the event loop in one write.
@@ -32,7 +32,11 @@ export const leanIntake = (token) => {
     if (bearer === null) return 401
     const presented = NodeCrypto.createHmac("sha256", salt).update(bearer[1]).digest()
     if (!NodeCrypto.timingSafeEqual(presented, digest)) return 401
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    try {
+      return JSON.parse(Buffer.concat(chunks).toString("utf8"))
+    } catch {
+      return 400
+    }
   }
 }
 

@@ -29,9 +29,14 @@ const intake = leanIntake(leanToken())
 const pool = new Pool(weaviateUrl, { connections: 8 })
 const lines = openLeanLines(dir)
 
-/** The parsed statement when it is one read-only operation, else undefined. */
+/** The parsed statement when it is one read-only operation, else undefined (also when it does not parse). */
 const readOnly = (text) => {
-  const document = parse(text)
+  let document
+  try {
+    document = parse(text)
+  } catch {
+    return undefined
+  }
   const operations = document.definitions.filter((d) => d.kind === Kind.OPERATION_DEFINITION)
   return operations.length === 1 && operations[0].operation === "query" && document.definitions.length === 1 ? document : undefined
 }
@@ -70,13 +75,16 @@ const layoutOf = (document) => {
   return layout
 }
 
-/** Each collection's property names, read once (`/v1/schema/NAME`). */
+/** Each collection's property names, read once (`/v1/schema/NAME`); undefined for no such collection. */
 const properties = new Map()
 const propertiesOf = async (table) => {
   const known = properties.get(table)
   if (known !== undefined) return known
   const answer = await pool.request({ path: `/v1/schema/${encodeURIComponent(table)}`, method: "GET" })
-  const names = (await answer.body.json()).properties.map((p) => p.name)
+  if (answer.statusCode !== 200) return void (await answer.body.dump())
+  const collection = await answer.body.json()
+  if (!Array.isArray(collection.properties)) return undefined
+  const names = collection.properties.map((p) => p.name)
   properties.set(table, names)
   return names
 }
@@ -101,8 +109,9 @@ const executeQuery = async (args) => {
 
 /** `vector_search` in mode hybrid (the only mode the benchmark times); anything else is refused. */
 const vectorSearch = async (args) => {
-  if (args.mode !== "hybrid" || typeof args.query !== "string" || typeof args.table !== "string") return 400
+  if (args.mode !== "hybrid" || typeof args.query !== "string" || typeof args.table !== "string" || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(args.table)) return 400
   const names = await propertiesOf(args.table)
+  if (names === undefined) return 404
   const query = `{ Get { ${args.table}(hybrid: {query: ${JSON.stringify(args.query)}}, limit: ${args.limit ?? 10}) { ${names.join(" ")} _additional { id score } } } }`
   const [table] = grids(await graphql(query), new Map([[args.table, { properties: names, additional: ["id", "score"] }]]))
   const rows = table?.rows ?? []
@@ -128,7 +137,8 @@ const server = NodeHttp.createServer((request, response) => {
     if (typeof message === "number") return refuse(message)
     const tool = message.method === "tools/call" ? tools.get(message.params?.name) : undefined
     if (tool === undefined) return refuse(400)
-    const done = await tool(message.params.arguments)
+    // Weaviate unreachable or answering otherwise than expected: a refusal, never the floor down.
+    const done = await tool(message.params.arguments ?? {}).catch(() => 502)
     if (typeof done === "number") return refuse(done)
     const result = { content: [{ type: "text", text: done.text }], structuredContent: done.structured, isError: false, resultType: "complete" }
     const reply = JSON.stringify({ jsonrpc: "2.0", id: message.id, result })

@@ -100,10 +100,17 @@ describe("lean-node, the benchmark's floor, answers what the daemon answers", ()
     expect(ours.tables[0].rows).toHaveLength(10)
   })
 
-  it("refuses what it does not do: a wrong token, a write statement, another search mode, an unknown tool", async () => {
+  it("refuses what it does not do, and stays up: a wrong token, a body that is not JSON, a write or unparsable statement, another search mode, a name that is no collection, an unknown tool", async () => {
     expect((await callLean("execute_query", { query: "{ Get { X { a } } }" }, "wmcp_wrong")).status).toBe(401)
     expect((await callLean("execute_query", { query: "mutation { x }" })).status).toBe(400)
+    expect((await callLean("execute_query", { query: "{ Get { " })).status).toBe(400)
+    expect((await callLean("vector_search", { table: "NoSuchCollection", mode: "hybrid", query: "river" })).status).toBe(404)
+    expect((await callLean("vector_search", { table: "X) { a } } } #", mode: "hybrid", query: "river" })).status).toBe(400)
     expect((await callLean("vector_search", { table: TABLE, mode: "bm25", query: "river" })).status).toBe(400)
     expect((await callLean("toString", {})).status).toBe(400)
+    const notJson = await fetch(endpoint, { method: "POST", headers: { ...modernHeaders("tools/call", "execute_query"), authorization: `Bearer ${TOKEN}` }, body: "{not json" })
+    expect(notJson.status).toBe(400)
+    expect(lean.exitCode).toBeNull()
+    expect((await callLean("vector_search", { table: TABLE, mode: "hybrid", query: "river" })).status).toBe(200)
   })
 })
