@@ -9,6 +9,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { VERSION } from "../../src/Base/Version.ts"
 import { describe, expect, it } from "vitest"
+import { RUNNABLE } from "../support/AsNobody.ts"
 import * as Cli from "../support/Cli.ts"
 import * as TestHome from "../support/TestHome.ts"
 
@@ -141,7 +142,7 @@ describe("the compile cache", () => {
     // A copy of the package's runnable part, so that its bundle can be edited.
     const root = TestHome.tempDirSync("weaviate-mcp-cc-package-")
     const source = NodePath.join(NodePath.dirname(Cli.BIN), "..")
-    for (const part of ["bin/weaviate-mcp.js", "bin/package.json", "dist/weaviate-mcp.cjs", "package.json"]) {
+    for (const part of RUNNABLE) {
       NodeFs.mkdirSync(NodePath.dirname(NodePath.join(root, part)), { recursive: true })
       NodeFs.copyFileSync(NodePath.join(source, part), NodePath.join(root, part))
     }
