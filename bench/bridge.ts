@@ -1,10 +1,12 @@
 /**
- * Benchmark: the stdio bridge's start and its cost per request (issue 33), against a daemon already
- * running (`weaviate-mcp serve` in a temporary home, as users run it; rate limit off).
+ * Benchmark: the stdio bridge's start and its cost per request, against a daemon already running
+ * (`weaviate-mcp serve` in a temporary home, as users run it; rate limit off).
  *
  * - `spawn_to_initialize_p50`: from spawning `weaviate-mcp bridge --home H` (with the client's
- *   `initialize` written at once) to the answer, median of `RUNS` (7) starts, against bare `node -e ''`
- *   from spawn to exit, measured in the same run (`node-start`). Target: ≤ 1.5×.
+ *   `initialize` written at once) to the answer, median of `RUNS` (7) starts, against the minimal
+ *   bridge (`support/minimal-bridge.cjs`: the handshake file, `server/discover`, the answer;
+ *   `minimal-bridge`, the standing target in bench/targets.json) and bare `node -e ''` from spawn to
+ *   exit (`node-start`), measured in the same run, interleaved.
  * - `spawn_to_tools_list_p50`: the same start, then `tools/list`, to its answer.
  * - `spawn_to_initialize_p50_cli_bundle`: the start the bridge had before its own entry, still what
  *   `bridge --start=false` runs (the full CLI), for the before/after comparison.
@@ -34,6 +36,7 @@ const MODERN = "2026-07-28"
 const LEGACY = "2025-11-25"
 const BIN = NodePath.resolve(import.meta.dirname, "..", "bin", "weaviate-mcp.js")
 const BRIDGE = NodePath.resolve(import.meta.dirname, "..", "dist", "bridge.cjs")
+const MINIMAL_BRIDGE = NodePath.resolve(import.meta.dirname, "support", "minimal-bridge.cjs")
 
 const median = (values: ReadonlyArray<number>) => percentile(values, 50)
 const TICK_MS = 1000 / Number(NodeChildProcess.execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim())
@@ -81,8 +84,8 @@ const startDaemon = async (home: string) => {
 }
 
 /** A bridge process and a newline-delimited JSON-RPC client over its stdio. */
-const spawnBridge = (args: ReadonlyArray<string>) => {
-  const [command, argv] = Cores.onLoadCore(process.execPath, [BIN, "bridge", ...args])
+const spawnBridge = (args: ReadonlyArray<string>, script: ReadonlyArray<string> = [BIN, "bridge"]) => {
+  const [command, argv] = Cores.onLoadCore(process.execPath, [...script, ...args])
   const child = NodeChildProcess.spawn(command, argv, { env: StartEnv.startEnv(), stdio: ["pipe", "pipe", "pipe"] })
   let stderr = ""
   child.stderr!.on("data", (d: Buffer) => (stderr += d))
@@ -123,6 +126,16 @@ const oneStart = async (home: string, args: ReadonlyArray<string>) => {
   const toolsList = performance.now() - t0
   await bridge.close()
   return { initialize, toolsList, initializeCpu }
+}
+
+/** spawn → initialize answered by the minimal bridge (`support/minimal-bridge.cjs`), the floor of a bridge's start. */
+const minimalStart = async (home: string) => {
+  const t0 = performance.now()
+  const bridge = spawnBridge([NodePath.join(home, "mcp-handshake.json")], [MINIMAL_BRIDGE])
+  await bridge.request(1, "initialize", initializeParams)
+  const initialize = performance.now() - t0
+  await bridge.close()
+  return initialize
 }
 
 /** Bare node: spawn to exit of `node -e ''`, on the same core as the bridge. */
@@ -203,6 +216,7 @@ const main = async () => {
   const daemon = await startDaemon(home)
   try {
     const bare: Array<number> = []
+    const minimal: Array<number> = []
     const initialize: Array<number> = []
     const toolsList: Array<number> = []
     const cliInitialize: Array<number> = []
@@ -211,8 +225,10 @@ const main = async () => {
     const cliInitializeCpu: Array<number> = []
     // Interleaved, so that a change of the machine's load touches every series alike.
     await oneStart(home, [])
+    await minimalStart(home)
     for (let i = 0; i < RUNS; i++) {
       bare.push(await bareNode())
+      minimal.push(await minimalStart(home))
       bareCpu.push(await bareNodeCpu())
       const start = await oneStart(home, [])
       initialize.push(start.initialize)
@@ -225,7 +241,11 @@ const main = async () => {
     const list = (values: ReadonlyArray<number>) => values.map((n) => n.toFixed(0)).join(", ")
     const ratio = (a: number, b: number) => (a / b).toFixed(2)
     console.log(`bare node -e '': median ${median(bare).toFixed(0)} ms (${list(bare)})`)
-    console.log(`spawn → initialize: median ${median(initialize).toFixed(0)} ms (${list(initialize)}), ${ratio(median(initialize), median(bare))}× bare node (target ≤ 1.5×)`)
+    console.log(`minimal bridge (handshake file, server/discover, initialize answered): median ${median(minimal).toFixed(0)} ms (${list(minimal)})`)
+    console.log(
+      `spawn → initialize: median ${median(initialize).toFixed(0)} ms (${list(initialize)}), ${ratio(median(initialize), median(minimal))}× the minimal bridge, ` +
+        `${ratio(median(initialize), median(bare))}× bare node`
+    )
     console.log(`spawn → tools/list: median ${median(toolsList).toFixed(0)} ms (${list(toolsList)}), ${ratio(median(toolsList), median(bare))}× bare node`)
     console.log(`spawn → initialize through the full CLI (bridge --start=false, the start before dist/bridge.cjs): median ${median(cliInitialize).toFixed(0)} ms (${list(cliInitialize)}), ${ratio(median(cliInitialize), median(bare))}× bare node`)
     console.log(
@@ -251,6 +271,7 @@ const main = async () => {
       ratio: round(round(ours) / round(baseline))
     })
     merge([
+      row("spawn_to_initialize_p50", "ms", median(initialize), median(minimal), "minimal-bridge"),
       row("spawn_to_initialize_p50", "ms", median(initialize), median(bare), "node-start"),
       row("spawn_to_tools_list_p50", "ms", median(toolsList), median(bare), "node-start"),
       row("spawn_to_initialize_p50_cli_bundle", "ms", median(cliInitialize), median(bare), "node-start"),

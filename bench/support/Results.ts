@@ -3,11 +3,15 @@
  * (spec/README.md). Each benchmark replaces its own rows and keeps everyone else's. Beyond the contract's
  * scenarios and baselines, the comparison with Weaviate's own MCP server adds the scenarios
  * `vector_search` and `insert_rows` and the baseline `weaviate-mcp-server`; the stdio bridge's benchmark
- * adds the scenario `bridge` and the baselines `node-start` (bare `node -e ''`) and `daemon-http`; the bulk
+ * adds the scenario `bridge` and the baselines `node-start` (bare `node -e ''`), `minimal-bridge` and `daemon-http`; the bulk
  * benchmark the scenarios `export` and `import` and the baseline `weaviate-client` (the gRPC client).
  */
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import * as Targets from "./Targets.ts"
+
+/** The exit code of a scenario that ran but missed a standing target (a failure to run is 1). */
+export const MISSED_EXIT = 3
 
 export const RESULTS = NodePath.join(import.meta.dirname, "..", "results.json")
 
@@ -17,17 +21,25 @@ export interface Row {
   readonly unit: string
   readonly ours: number
   readonly baseline: number
-  readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client" | "weaviate-mcp-server" | "lean-node" | "node-start" | "daemon-http" | "weaviate-client"
+  readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client" | "weaviate-mcp-server" | "lean-node" | "node-start" | "daemon-http" | "weaviate-client" | "minimal-bridge"
   readonly ratio: number
 }
 
-/** Replaces the rows with the same scenario, metric and baseline; keeps every other row. */
+/**
+ * Replaces the rows with the same scenario, metric and baseline; keeps every other row. Then judges
+ * the rows against their standing targets (`Targets.report`): a missed one sets a non-zero exit code.
+ * Under `npm run bench` (`bench/run.ts`, which names a file in `BENCH_RUN_ROWS`) the rows are also
+ * appended there, for the run's closing table.
+ */
 export const merge = (rows: ReadonlyArray<Row>) => {
   const existing: unknown = NodeFs.existsSync(RESULTS) ? JSON.parse(NodeFs.readFileSync(RESULTS, "utf8")) : []
   if (!Array.isArray(existing)) throw new Error(`${RESULTS} is not an array of results; not overwriting it`)
   const replaced = (row: Partial<Row>) =>
     rows.some((r) => r.scenario === row.scenario && r.metric === row.metric && r.baselineName === row.baselineName)
   NodeFs.writeFileSync(RESULTS, `${JSON.stringify([...existing.filter((row) => !replaced(row)), ...rows], null, 2)}\n`)
+  const runRows = process.env.BENCH_RUN_ROWS
+  if (runRows !== undefined && runRows !== "") NodeFs.appendFileSync(runRows, rows.map((r) => `${JSON.stringify(r)}\n`).join(""))
+  if (!Targets.report(rows) && (process.exitCode === undefined || process.exitCode === 0)) process.exitCode = MISSED_EXIT
 }
 
 /** The p-th percentile (nearest rank) of samples. */

@@ -15,7 +15,7 @@ const RESULTS = NodePath.resolve(import.meta.dirname, "../../bench/results.json"
 // benchmark the scenarios export and import and the baseline weaviate-client (gRPC).
 const SCENARIOS = ["tools/list", "execute_query", "browse", "cancel", "startup", "memory", "vector_search", "insert_rows", "bridge", "export", "import"]
 const MEMBERS = ["baseline", "baselineName", "metric", "ours", "ratio", "scenario", "unit"]
-const BASELINES = ["sdk-v2", "node:http", "direct-graphql", "weaviate-ts-client", "weaviate-mcp-server", "lean-node", "node-start", "daemon-http", "weaviate-client"]
+const BASELINES = ["sdk-v2", "node:http", "direct-graphql", "weaviate-ts-client", "weaviate-mcp-server", "lean-node", "node-start", "daemon-http", "weaviate-client", "minimal-bridge"]
 
 describe("Contract: bench/results.json", () => {
   it("bench/results.json is an array of {scenario, metric, unit, ours, baseline, baselineName, ratio}; scenario and baselineName among the README's; ratio = ours / baseline", () => {
@@ -46,7 +46,7 @@ describe("Contract: bench/results.json", () => {
     assert.include(baselineOf("memory"), "node:http")
     assert.include(baselineOf("vector_search"), "weaviate-mcp-server")
     assert.include(baselineOf("insert_rows"), "weaviate-mcp-server")
-    assert.includeMembers(baselineOf("bridge"), ["node-start", "daemon-http"])
+    assert.includeMembers(baselineOf("bridge"), ["node-start", "daemon-http", "minimal-bridge"])
     assert.includeMembers(baselineOf("export"), ["weaviate-ts-client", "weaviate-client"])
     assert.includeMembers(baselineOf("import"), ["weaviate-ts-client", "weaviate-client"])
   })
