@@ -4,8 +4,7 @@
  * on the machine these benchmarks were written on it names the system's 144 certificates and took
  * 47 of the 76 ms of `node -e 0` (29 ms without it). A fixed cost paid by both sides of a ratio
  * flatters it, and a user's machine seldom sets the variable, so timed starts go without it; both
- * sides alike. `BENCH_KEEP_NODE_EXTRA_CA_CERTS=1` keeps it (docs/benchmarks.md, "Issue 27,
- * thirteenth session").
+ * sides alike. `BENCH_KEEP_NODE_EXTRA_CA_CERTS=1` keeps it (docs/benchmarks.md, "Method").
  */
 export const keptExtraCaCerts = process.env.BENCH_KEEP_NODE_EXTRA_CA_CERTS === "1"
 
