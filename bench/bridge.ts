@@ -28,6 +28,7 @@ import * as NodeReadline from "node:readline"
 import * as Cores from "./support/Cores.ts"
 import * as StartEnv from "./support/StartEnv.ts"
 import { merge, percentile, type Row } from "./support/Results.ts"
+import { DAEMON_HEAP_FLAG } from "../src/Bridge/BridgeMain.ts"
 
 const RUNS = Math.min(Math.max(Number(process.env.RUNS ?? 7), 1), 30)
 const REQUESTS = Math.min(Math.max(Number(process.env.REQUESTS ?? 400), 20), 20_000)
@@ -66,7 +67,7 @@ const exited = (child: NodeChildProcess.ChildProcess) =>
 
 /** Starts the daemon on the server core and resolves once its handshake file names a trusted port. */
 const startDaemon = async (home: string) => {
-  const [command, argv] = Cores.onServerCore(process.execPath, [BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "deny"])
+  const [command, argv] = Cores.onServerCore(process.execPath, [DAEMON_HEAP_FLAG, BIN, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "deny"])
   const child = NodeChildProcess.spawn(command, argv, { env: StartEnv.startEnv({ NODE_ENV: "production" }), stdio: ["ignore", "pipe", "pipe"] })
   let out = ""
   child.stdout!.on("data", (d: Buffer) => (out += d))

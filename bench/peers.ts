@@ -39,6 +39,7 @@ import * as Cores from "./support/Cores.ts"
 import { merge, percentile, type Row } from "./support/Results.ts"
 import * as Profiles from "./support/Profiles.ts"
 import * as ServerCost from "./support/ServerCost.ts"
+import { DAEMON_HEAP_FLAG } from "../src/Bridge/BridgeMain.ts"
 
 const CALLS = Math.min(Math.max(Number(process.env.CALLS ?? 300), 20), 5000)
 /** execute_query's interleaved calls per side (`EXECUTE_CALLS`, default 1,000: 200 per window, enough for /proc's 10 ms ticks). */
@@ -82,7 +83,7 @@ const cli = (args: ReadonlyArray<string>) => NodeChildProcess.execFileSync(proce
 
 /** The built daemon on core 0; resolves with its endpoint once it prints it (bounded to 20 s). */
 const serve = (home: string, probe: ReturnType<typeof ServerCost.probe>, bin = BIN, name = "ours-execute_query") =>
-  spawnServer(name, [bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "exec", "--approval-command", "cat >/dev/null", ...EXTRA_SERVE_ARGS], probe)
+  spawnServer(name, [DAEMON_HEAP_FLAG, bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "exec", "--approval-command", "cat >/dev/null", ...EXTRA_SERVE_ARGS], probe)
 
 /** `lean-node` (bench/support/lean-tools.mjs), the floor of `execute_query` and of a hybrid `vector_search`, on core 0. */
 const serveLean = (weaviateUrl: string, token: string, dir: string, probe: ReturnType<typeof ServerCost.probe>) =>

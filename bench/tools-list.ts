@@ -37,6 +37,7 @@ import { merge, percentile, type Row } from "./support/Results.ts"
 import * as Profiles from "./support/Profiles.ts"
 import * as ServerCost from "./support/ServerCost.ts"
 import * as Wrk from "./support/Wrk.ts"
+import { DAEMON_HEAP_FLAG } from "../src/Bridge/BridgeMain.ts"
 
 const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 5000), 1000), 60_000)
 const WARMUP_MS = Math.min(Math.max(Number(process.env.WARMUP_MS ?? 3000), 0), 30_000)
@@ -256,7 +257,7 @@ const spawnServer = (
 const spawnOurs = (name: string, bin: string, auth: "tokens" | "off", dir: string, children: Array<NodeChildProcess.ChildProcess>) => {
   const home = NodeFs.mkdtempSync(NodePath.join(dir, "home-"))
   // Its operational log (logfmt, info: a line per request, batched per tick) goes to a file, as lean-node's.
-  return spawnServer(name, [bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", ...(auth === "off" ? ["--auth", "off"] : [])], NodePath.join(home, "serve.log"), children, { withToken: auth === "tokens" })
+  return spawnServer(name, [DAEMON_HEAP_FLAG, bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", ...(auth === "off" ? ["--auth", "off"] : [])], NodePath.join(home, "serve.log"), children, { withToken: auth === "tokens" })
 }
 
 const main = async () => {

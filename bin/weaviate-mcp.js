@@ -179,11 +179,11 @@ const boundBulkHeap = () => {
  */
 const BULK_SEMI_SPACE_MB = 4
 const FORWARDED = ["SIGINT", "SIGTERM", "SIGHUP"]
-const capsYoungGeneration = () => {
-  const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)]
+/** Whether node was started with a young-generation cap (on its command line or in NODE_OPTIONS). */
+const givenSemiSpace = () =>
+  [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)]
     .some((arg) => arg.startsWith("--max-semi-space-size") || arg.startsWith("--max_semi_space_size"))
-  return process.argv[2] === "export" && process.platform !== "win32" && !given
-}
+const capsYoungGeneration = () => process.argv[2] === "export" && process.platform !== "win32" && !givenSemiSpace()
 const runCapped = () => {
   const child = require("node:child_process").spawn(
     process.execPath,
@@ -242,12 +242,27 @@ const readBundle = () => {
   }
 }
 
+/**
+ * The daemon's young generation is capped too (`--max-semi-space-size=4`): under load V8 grew it to
+ * 2 × 16 MB and kept it, so a daemon that had served a burst of requests stayed 30-40 MB above its
+ * idle size for minutes (docs/configuration.md, "Memory"). Node takes the flag only on its command
+ * line: `npm start` and the bridge's `--start` give it. When `serve` runs without it, it is set here
+ * all the same, before the bundle is compiled: it does not cap the heap then, but it keeps V8's flags
+ * the same for every `serve`, so the code cache one writes is the one the next accepts.
+ */
+const DAEMON_SEMI_SPACE_MB = 4
+const boundDaemonHeap = () => {
+  if (process.argv[2] !== "serve" || givenSemiSpace()) return
+  require("node:v8").setFlagsFromString(`--max-semi-space-size=${DAEMON_SEMI_SPACE_MB}`)
+}
+
 const runCli = () => {
   if (!NodeFs.existsSync(bundle)) {
     process.stderr.write("weaviate-mcp: dist/weaviate-mcp.cjs is missing; run `npm run build` in the package first\n")
     process.exit(1)
   }
   boundBulkHeap()
+  boundDaemonHeap()
   const { identity, source } = readBundle()
   const requested = identity === undefined ? undefined : cacheDirectory()
   const directory = requested === undefined ? undefined : privateDirectory(requested)

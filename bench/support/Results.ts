@@ -4,7 +4,9 @@
  * scenarios and baselines, the comparison with Weaviate's own MCP server adds the scenarios
  * `vector_search` and `insert_rows` and the baseline `weaviate-mcp-server`; the stdio bridge's benchmark
  * adds the scenario `bridge` and the baselines `node-start` (bare `node -e ''`), `minimal-bridge` and `daemon-http`; the bulk
- * benchmark the scenarios `export` and `import` and the baseline `weaviate-client` (the gRPC client).
+ * benchmark the scenarios `export` and `import` and the baseline `weaviate-client` (the gRPC client);
+ * the memory benchmark measures the daemon against itself too: `idle-settled` (its own settled idle
+ * RSS, for what a load leaves behind) and `first-100k-settled` (after the first of three loads, for growth).
  */
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -21,7 +23,7 @@ export interface Row {
   readonly unit: string
   readonly ours: number
   readonly baseline: number
-  readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client" | "weaviate-mcp-server" | "lean-node" | "node-start" | "daemon-http" | "weaviate-client" | "minimal-bridge"
+  readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client" | "weaviate-mcp-server" | "lean-node" | "node-start" | "daemon-http" | "weaviate-client" | "minimal-bridge" | "idle-settled" | "first-100k-settled"
   readonly ratio: number
 }
 

@@ -22,8 +22,8 @@ export interface Target {
   readonly scenario: Row["scenario"]
   readonly metric: string
   readonly baselineName: Row["baselineName"]
-  /** What the bound is on: ours / baseline, the figure itself, or nothing (reported only). */
-  readonly on: "ratio" | "ours" | "none"
+  /** What the bound is on: ours / baseline, the figure itself, ours − baseline (in the row's unit), or nothing (reported only). */
+  readonly on: "ratio" | "ours" | "difference" | "none"
   /** The standing target: a run that misses it fails. */
   readonly bound?: Bound
   /** Where we want to be: reported, never fails. */
@@ -55,7 +55,9 @@ export const load = (file = TARGETS): ReadonlyArray<Target> => {
     for (const key of ["name", "scenario", "metric", "baselineName"]) {
       if (typeof t[key] !== "string" || t[key] === "") throw new Error(`${where}: "${key}" must be a non-empty string`)
     }
-    if (t.on !== "ratio" && t.on !== "ours" && t.on !== "none") throw new Error(`${where}: "on" must be ratio, ours or none`)
+    if (t.on !== "ratio" && t.on !== "ours" && t.on !== "difference" && t.on !== "none") {
+      throw new Error(`${where}: "on" must be ratio, ours, difference or none`)
+    }
     if (t.on !== "none" && !isBound(t.bound)) throw new Error(`${where}: a target on ${t.on} needs a bound {max?, min?}`)
     if (t.on === "none" && t.bound !== undefined) throw new Error(`${where}: a reported figure (on: none) has no bound`)
     if (t.aim !== undefined && !isBound(t.aim)) throw new Error(`${where}: "aim" must be {max?, min?}`)
@@ -66,7 +68,8 @@ export const load = (file = TARGETS): ReadonlyArray<Target> => {
 const within = (figure: number, bound: Bound) =>
   (bound.max === undefined || figure <= bound.max) && (bound.min === undefined || figure >= bound.min)
 
-const figureOf = (target: Target, row: Row) => target.on === "ours" ? row.ours : row.ratio
+const figureOf = (target: Target, row: Row) =>
+  target.on === "ours" ? row.ours : target.on === "difference" ? Math.round((row.ours - row.baseline) * 1000) / 1000 : row.ratio
 
 /** The last row measured for the target (a later merge replaces an earlier one, as in results.json). */
 const rowFor = (target: Target, rows: ReadonlyArray<Row>) =>
@@ -83,8 +86,9 @@ export const judge = (targets: ReadonlyArray<Target>, rows: ReadonlyArray<Row>):
 
 const boundText = (bound: Bound | undefined, on: Target["on"], unit: string) => {
   if (bound === undefined) return "—"
-  const suffix = on === "ours" ? ` ${unit}` : "×"
-  return [bound.min !== undefined ? `≥ ${bound.min}${suffix}` : "", bound.max !== undefined ? `≤ ${bound.max}${suffix}` : ""]
+  const suffix = on === "ours" || on === "difference" ? ` ${unit}` : "×"
+  const sign = on === "difference" ? "+" : ""
+  return [bound.min !== undefined ? `≥ ${sign}${bound.min}${suffix}` : "", bound.max !== undefined ? `≤ ${sign}${bound.max}${suffix}` : ""]
     .filter((s) => s !== "").join(", ")
 }
 
@@ -95,6 +99,7 @@ const measuredText = (j: Judged) => {
   if (j.row === undefined) return "not measured in this run"
   const { row } = j
   const figures = `${fmt(row.ours)} against ${fmt(row.baseline)} ${row.unit} (${row.baselineName})`
+  if (j.target.on === "difference") return `${j.figure! >= 0 ? "+" : ""}${fmt(j.figure!)} ${row.unit}: ${figures}`
   return j.target.on === "ours" ? `${fmt(row.ours)} ${row.unit} (${row.baselineName} ${fmt(row.baseline)})` : `${fmt(row.ratio)}×: ${figures}`
 }
 

@@ -16,6 +16,14 @@ import * as Redaction from "../Base/Redaction.ts"
 import * as Bridge from "./Bridge.ts"
 import * as DaemonLink from "./DaemonLink.ts"
 
+/**
+ * The V8 flag the daemon is started with: its young generation capped at 4 MB a semi-space, so the
+ * memory a burst of requests takes comes back (docs/configuration.md, "Memory").
+ *
+ * @category constants
+ */
+export const DAEMON_HEAP_FLAG = "--max-semi-space-size=4"
+
 /** How long `--start` waits for the daemon's handshake file. @category constants */
 export const START_WAIT_MS = 10_000
 const POLL_MS = 100
@@ -33,7 +41,8 @@ const startDaemon = async (home: string) => {
   const script = process.argv[1]
   if (script === undefined) throw new DaemonLink.BridgeRefused({ message: "cannot find the weaviate-mcp program to start", notRunning: true })
   const NodeChild = await import("node:child_process")
-  const child = NodeChild.spawn(process.execPath, [script, "serve", "--home", home], { detached: true, stdio: "ignore" })
+  // The daemon's young generation capped, as `npm start` starts it (bin/weaviate-mcp.js, boundDaemonHeap).
+  const child = NodeChild.spawn(process.execPath, [DAEMON_HEAP_FLAG, script, "serve", "--home", home], { detached: true, stdio: "ignore" })
   child.unref()
   log(`weaviate-mcp bridge: started the daemon (pid ${child.pid ?? "?"}) for ${home}`)
 }

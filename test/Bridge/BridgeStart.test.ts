@@ -62,6 +62,11 @@ describe("weaviate-mcp bridge without a running daemon", () => {
       const handshake = JSON.parse(NodeFs.readFileSync(NodePath.join(home, "mcp-handshake.json"), "utf8"))
       daemonPid = handshake.pid
       expect(daemonPid).not.toBe(session.child.pid)
+      // Started with its young generation capped, as npm start starts it: the memory a burst of
+      // requests takes comes back (docs/configuration.md, "Memory").
+      if (process.platform === "linux") {
+        expect(NodeFs.readFileSync(`/proc/${daemonPid}/cmdline`, "utf8").split("\0")).toContain("--max-semi-space-size=4")
+      }
       const list = await session.request(2, "tools/list", { _meta: modernMeta })
       expect(list.result.resultType).toBe("complete")
       expect(list.result.tools.length).toBeGreaterThan(0)

@@ -15,7 +15,7 @@ const RESULTS = NodePath.resolve(import.meta.dirname, "../../bench/results.json"
 // benchmark the scenarios export and import and the baseline weaviate-client (gRPC).
 const SCENARIOS = ["tools/list", "execute_query", "browse", "cancel", "startup", "memory", "vector_search", "insert_rows", "bridge", "export", "import"]
 const MEMBERS = ["baseline", "baselineName", "metric", "ours", "ratio", "scenario", "unit"]
-const BASELINES = ["sdk-v2", "node:http", "direct-graphql", "weaviate-ts-client", "weaviate-mcp-server", "lean-node", "node-start", "daemon-http", "weaviate-client", "minimal-bridge"]
+const BASELINES = ["sdk-v2", "node:http", "direct-graphql", "weaviate-ts-client", "weaviate-mcp-server", "lean-node", "node-start", "daemon-http", "weaviate-client", "minimal-bridge", "idle-settled", "first-100k-settled"]
 
 describe("Contract: bench/results.json", () => {
   it("bench/results.json is an array of {scenario, metric, unit, ours, baseline, baselineName, ratio}; scenario and baselineName among the README's; ratio = ours / baseline", () => {

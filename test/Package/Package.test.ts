@@ -104,6 +104,11 @@ describe("the packed package", () => {
     expect(internal.stderr).toContain("ERR_PACKAGE_PATH_NOT_EXPORTED")
   }, 120_000)
 
+  it("npm start runs the daemon with its young generation capped (--max-semi-space-size=4), as the bridge's --start does", async () => {
+    const BridgeMain = await import("../../src/Bridge/BridgeMain.ts")
+    expect(pkg.scripts.start).toMatch(new RegExp(`exec node ${BridgeMain.DAEMON_HEAP_FLAG} bin/weaviate-mcp\\.js serve$`))
+  })
+
   it("the CLI runs from the bundle with plain node (no tsx)", async () => {
     const version = await run(process.execPath, [NodePath.join(project, "node_modules/.bin/weaviate-mcp"), "--version"], project, 60_000)
     expect(version).toContain(pkg.version)
