@@ -52,7 +52,11 @@ const judgeFile = (rows: ReadonlyArray<Row>) => {
 const holding = (targets: ReadonlyArray<Targets.Target>): Array<Row> =>
   targets.map((t) => {
     const figure = t.bound === undefined ? 1 : t.bound.max !== undefined ? t.bound.max * 0.9 : t.bound.min! * 1.1
-    return t.on === "ours" ? row(t.scenario, t.metric, t.baselineName, figure, 1) : row(t.scenario, t.metric, t.baselineName, figure * 10, 10)
+    return t.on === "ours"
+      ? row(t.scenario, t.metric, t.baselineName, figure, 1)
+      : t.on === "difference"
+      ? row(t.scenario, t.metric, t.baselineName, 10 + figure, 10)
+      : row(t.scenario, t.metric, t.baselineName, figure * 10, 10)
   })
 
 describe("Bench targets", () => {
@@ -84,6 +88,16 @@ describe("Bench targets", () => {
     // 71 MB against a baseline of 100: the ratio would hold, the figure does not.
     const [judged] = Targets.judge([rss], [row("memory", "idle_rss_settled", "node:http", 71, 100)])
     assert.strictEqual(judged!.verdict, "missed")
+  })
+
+  it("a target on the difference is judged on ours − baseline in the row's unit (what a load leaves over idle)", () => {
+    const left = target({ scenario: "memory", metric: "rss_after_100k_requests_settled", baselineName: "idle-settled", on: "difference", bound: { max: 15 } })
+    // 16 MB over an idle of 64: missed, though the ratio (1.25) and the figure (80) say nothing of it.
+    const [over] = Targets.judge([left], [row("memory", "rss_after_100k_requests_settled", "idle-settled", 80, 64)])
+    const [within] = Targets.judge([left], [row("memory", "rss_after_100k_requests_settled", "idle-settled", 78, 64)])
+    assert.strictEqual(over!.verdict, "missed")
+    assert.strictEqual(over!.figure, 16)
+    assert.strictEqual(within!.verdict, "held")
   })
 
   it("a reported figure (on: none) never fails, and a target without its row is not run, not held", () => {
