@@ -49,7 +49,7 @@ const WARMUP = Math.min(Math.max(Number(process.env.WARMUP ?? 2000), 0), 20_000)
 // The other scenarios' warm-up, as long as execute_query's: after 500, our hybrid search still paid
 // for V8's compiler in the timed calls (2.33–2.43 against 1.67–1.97 ms of CPU per call after 2,000,
 // four runs alternating), where Weaviate's own server, in Go, has no compiler to wait for
-// (docs/benchmarks.md, "Issue 27, ninth session").
+// (its commit message).
 const WARMUP_OTHERS = Math.min(Math.max(Number(process.env.WARMUP_OTHERS ?? 2000), 0), 20_000)
 const CONCURRENCY = Math.min(Math.max(Number(process.env.CONCURRENCY ?? 8), 1), 32)
 const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 3000), 500), 30_000)
@@ -182,7 +182,7 @@ const interleaved = async (
   // The warm-up takes turns too. Warmed up one after the other, the first side sat idle for the others'
   // warm-ups (~20 s), long enough for V8's memory reducer to shrink its young generation: it then ran
   // the timed calls with twice the scavenges (34 against 16 per 1,000 calls) and about 1.15× the CPU
-  // of the same build in the last slot (docs/benchmarks.md, "Issue 27, eighth session").
+  // of the same build in the last slot (its commit message).
   // Ten turns of warmup / 10 calls each (turn t makes calls [warmup * t / 10, warmup * (t + 1) / 10)).
   const warmupTurns = 10
   const warmupStart = (t: number) => Math.floor((warmup * t) / warmupTurns)

@@ -145,8 +145,7 @@ const measureAll = async (servers: ReadonlyArray<Served>): Promise<Map<string, M
   const turn = (round: number) => servers.map((_, i) => servers[(i + round) % servers.length]!)
   // The warm-up takes turns too, and every window starts after REWARM_MS of unmeasured load: a server
   // left idle while the others ran (up to ~15 s) had its young generation shrunk by V8's memory reducer,
-  // and paid for it in its window, the more the more it allocates per request (docs/benchmarks.md,
-  // "Issue 27, eighth session").
+  // and paid for it in its window, the more the more it allocates per request (its commit message).
   // (wrk runs whole seconds, at least one: a knob set to 0 skips its load.)
   for (let round = 0; round < ROUNDS && WARMUP_MS > 0; round++) {
     for (const { target } of turn(round)) await Wrk.run(target, { connections: CONNECTIONS, durationMs: WARMUP_MS / ROUNDS })

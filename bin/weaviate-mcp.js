@@ -16,7 +16,7 @@
 // Node's ES module loader, and the bridge's start took about 5 ms longer with one. Only what the
 // bridge's path needs is loaded up front; the CLI's own Node modules (child_process, crypto, os, v8,
 // vm) are required where they are used, since Node compiles each at its first require (about 2 ms of
-// every bridge start). docs/benchmarks.md, "Issue 27, thirteenth session".
+// every bridge start; its commit message says how it was measured).
 const NodeFs = require("node:fs")
 const NodeModule = require("node:module")
 const NodePath = require("node:path")
@@ -112,7 +112,7 @@ const writeCached = (directory, file, script, data = undefined) => {
  * empty). The first run of `serve` after a build writes the file, and that run may have been short
  * (`serve --help`, a start refused because the daemon already runs): the daemon then compiled most
  * of its start at every start, for as long as that build lasted (a 1.6 MB file against 1.95 MB, about
- * 7% of the start; docs/benchmarks.md, "Issue 27, eleventh session"). The first run that lasts 2 s writes
+ * 7% of the start; its commit message). The first run that lasts 2 s writes
  * the file again and takes the mark away. Only `serve`: the other commands' starts are not waited on.
  */
 const SHORT = ".short"
@@ -226,7 +226,7 @@ const followParent = () => {
  * ctime, which no copy or tool can set back, so a changed bundle is a new build; read while it was
  * being written (its size or times moved during the read), it is no build at all, and runs without
  * the cache. Reading and hashing the 2 MB source took 4.9–5.6 ms of every start, against 1.4–2.6 ms
- * for reading it this way (docs/benchmarks.md, "Issue 27, ninth session").
+ * for reading it this way (its commit message).
  */
 const readBundle = () => {
   const fd = NodeFs.openSync(bundle, "r")

@@ -31,7 +31,7 @@ import * as CommonOptions from "./Cli/CommonOptions.ts"
  * `weaviate-mcp serve` runs in a root of its own, with `serve` its only subcommand: the daemon's start
  * does not evaluate the modules of the sixteen other commands (`src/Cli/RootCommand.ts`, loaded on
  * demand for every other command line). Taking those modules out of the bundle saved 15 ms of a
- * 233 ms start; loaded on demand, 8 ms (docs/benchmarks.md, "Issue 27, eleventh session"). Its help
+ * 233 ms start; loaded on demand, 8 ms (its commit message). Its help
  * and errors read as the full root's: `weaviate-mcp serve --help` prints the subcommand's help either
  * way; `--completions` and `--wizard`, which act on the whole program, run under the full root
  * (test/Cli/ServeRoot.test.ts).

@@ -73,7 +73,7 @@ class Session {
    * Tells this bridge's requests to the daemon apart from other clients': the pid is unique among
    * the processes running on this machine (where the daemon is), the start time among those a pid was
    * reused by. Not `crypto.randomUUID()`: loading Node's crypto for it took about 3 ms of every
-   * bridge start (docs/benchmarks.md, "Issue 27, thirteenth session").
+   * bridge start (its commit message).
    */
   private readonly sessionId = `${process.pid.toString(36)}.${Date.now().toString(36)}`
   private sequence = 0

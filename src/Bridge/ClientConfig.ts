@@ -19,8 +19,7 @@ import { ConfigFileError } from "./ConfigFileError.ts"
 /**
  * The parsers and editors of config files, loaded when a file is first read or written: only
  * `setup` and `doctor` do, and `jsonc-parser`'s start-up (its tables of indentation strings) cost
- * every other command, the daemon's start included, about 2–4 ms (docs/benchmarks.md, "Issue 27,
- * ninth session").
+ * every other command, the daemon's start included, about 2–4 ms (its commit message).
  */
 const document = () => import("./ConfigDocument.ts")
 

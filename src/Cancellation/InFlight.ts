@@ -166,10 +166,10 @@ export class InFlight extends Context.Tag("weaviate-mcp/InFlight")<InFlight, {
      * and the caller goes on with the reason as its failure; an interruption from anyone else stays.
      * (Before, the work ran on a fiber of its own. Measured in process against that, a tool call costs
      * 0.87-0.97x the CPU, half the collector's pauses, and 0.84-0.89 MB is promoted to the old
-     * generation per scavenge instead of 1.29-1.56: docs/benchmarks.md, "Issue 27, seventh session".)
+     * generation per scavenge instead of 1.29-1.56: its commit message.)
      * The registration is uninterruptible through `uninterruptibleMask(() => …)`, not
      * `uninterruptible(…)`: the same flags, but with the latter 0.5 MB of each scavenge's survivors was
-     * promoted in sequential `list_connections` calls (32 KB with the mask; "Issue 27, tenth session").
+     * promoted in sequential `list_connections` calls (32 KB with the mask; its commit message).
      */
     const run = <A, E, R, P = never>(
       key: RequestKey,

@@ -1,7 +1,7 @@
 /**
  * The root command with every subcommand: the tree `weaviate-mcp --help` lists and every command but
  * `serve` runs in. `src/Main.ts` loads it on demand, so that starting the daemon does not evaluate the
- * other commands' modules (docs/benchmarks.md, "Issue 27, eleventh session").
+ * other commands' modules (its commit message).
  *
  * @since 0.1.0
  */

@@ -327,8 +327,7 @@ const readBody = (
 
 /**
  * `headers` with `more` added, as a new object. Object.assign, not a spread: V8 gave each spread copy
- * of a response's headers a map of its own, a new map per response (docs/benchmarks.md, "Issue 27,
- * tenth session").
+ * of a response's headers a map of its own, a new map per response (its commit message).
  *
  * @category responses
  */

@@ -2,7 +2,7 @@
  * A warm daemon makes no new V8 maps (hidden classes) per call. A map lives in the old generation
  * until a full collection; the maps of per-call objects kept each call's objects alive past the young
  * generation (promoted to the old one, 13 KB per `execute_query`), and every new map makes the sites
- * that read such objects megamorphic (docs/benchmarks.md, "Issue 27, tenth session"). The sources
+ * that read such objects megamorphic (its commit message). The sources
  * found and removed:
  * - a generator function made per call (`Effect.gen(function*() {…})` inside a per-call function):
  *   V8 gives every generator function a prototype and a map of its own;
