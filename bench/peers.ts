@@ -24,7 +24,9 @@
  * every side alike (measured one after the other, the same build's CPU ratio moved between 1.7× and
  * 3.7× from run to run). The CPU ratio printed is the median of the rounds' ratios, with their range.
  * `BENCH_BASELINE_BIN=/path/to/other/bin/weaviate-mcp.js` adds another build of ours to the turns (an
- * A/B experiment: a change measured against the build without it, in the same run).
+ * A/B experiment: a change measured against the build without it, in the same run);
+ * `BENCH_BASELINE_UNCAPPED=1` starts that build without the young-generation cap `npm start` gives
+ * (`--max-semi-space-size=4`), to measure what the cap costs.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
@@ -82,8 +84,8 @@ const EXTRA_SERVE_ARGS = (process.env.BENCH_SERVE_ARGS ?? "").split(" ").filter(
 const cli = (args: ReadonlyArray<string>) => NodeChildProcess.execFileSync(process.execPath, [BIN, ...args], { encoding: "utf8" })
 
 /** The built daemon on core 0; resolves with its endpoint once it prints it (bounded to 20 s). */
-const serve = (home: string, probe: ReturnType<typeof ServerCost.probe>, bin = BIN, name = "ours-execute_query") =>
-  spawnServer(name, [DAEMON_HEAP_FLAG, bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "exec", "--approval-command", "cat >/dev/null", ...EXTRA_SERVE_ARGS], probe)
+const serve = (home: string, probe: ReturnType<typeof ServerCost.probe>, bin = BIN, name = "ours-execute_query", capped = true) =>
+  spawnServer(name, [...(capped ? [DAEMON_HEAP_FLAG] : []), bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", "--approvals", "exec", "--approval-command", "cat >/dev/null", ...EXTRA_SERVE_ARGS], probe)
 
 /** `lean-node` (bench/support/lean-tools.mjs), the floor of `execute_query` and of a hybrid `vector_search`, on core 0. */
 const serveLean = (weaviateUrl: string, token: string, dir: string, probe: ReturnType<typeof ServerCost.probe>) =>
@@ -312,7 +314,7 @@ const main = async () => {
     // execute_query's turns (the SDK clients connect after them), so the sides differ only in their
     // build; the warm-up in turns (`interleaved`) is what made the same build measure alike in both slots.
     const baselineProbe = ServerCost.probe()
-    const baselineStarted = baselineHome === undefined ? undefined : await serve(baselineHome, baselineProbe, BASELINE_BIN, "baseline-build-execute_query")
+    const baselineStarted = baselineHome === undefined ? undefined : await serve(baselineHome, baselineProbe, BASELINE_BIN, "baseline-build-execute_query", process.env.BENCH_BASELINE_UNCAPPED !== "1")
     baselineDaemon = baselineStarted?.child
     const leanProbe = ServerCost.probe()
     const leanStarted = await serveLean(weaviate.url, token, home, leanProbe)
