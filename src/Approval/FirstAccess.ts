@@ -92,26 +92,8 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
       // are forgotten (`forgetPrincipal`); an expired refusal when it is next looked at.
       const memory = new Map<string, Memory>()
       // One question at a time per (principal, connection): concurrent first requests share the answer.
-      // A lock is held only while requests wait on it, so the table holds the questions being asked.
-      const locks = new Map<string, { readonly semaphore: Effect.Semaphore; users: number }>()
+      const locks = questionLocks()
       const keyOf = (principalId: string, connectionId: string) => JSON.stringify([principalId, connectionId])
-
-      const locked = <A, E>(key: string, effect: Effect.Effect<A, E>) =>
-        Effect.suspend(() => {
-          let lock = locks.get(key)
-          if (lock === undefined) {
-            lock = { semaphore: Effect.unsafeMakeSemaphore(1), users: 0 }
-            locks.set(key, lock)
-          }
-          const held = lock
-          held.users++
-          return Effect.ensuring(
-            held.semaphore.withPermits(1)(effect),
-            Effect.sync(() => {
-              if (--held.users === 0) locks.delete(key)
-            })
-          )
-        })
 
       const refuse = (key: string, input: FirstAccessInput, now: number) =>
         Effect.zipRight(
@@ -187,7 +169,7 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
         // Fast path without the lock: most calls come after the first.
         if (memory.get(key)?._tag === "granted") return FirstAccessOutcome.Granted()
         if (input.principal.granted?.includes(input.connection.id) === true) return FirstAccessOutcome.Granted()
-        return yield* locked(key, decideLocked(key, input))
+        return yield* locks.withLock(key, decideLocked(key, input))
       })
 
       const forgetPrincipal = (principalId: string) =>
@@ -200,7 +182,7 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
       return FirstAccess.of({
         check,
         forgetPrincipal,
-        size: Effect.sync(() => ({ answers: memory.size, questions: locks.size }))
+        size: Effect.sync(() => ({ answers: memory.size, questions: locks.size() }))
       })
     })
 
@@ -212,6 +194,28 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
 }
 
 // ===== Internal =====
+
+/** A lock per key, held only while requests wait on it: the table holds the questions being asked. */
+const questionLocks = () => {
+  const locks = new Map<string, { readonly semaphore: Effect.Semaphore; users: number }>()
+  const withLock = <A, E>(key: string, effect: Effect.Effect<A, E>) =>
+    Effect.suspend(() => {
+      let lock = locks.get(key)
+      if (lock === undefined) {
+        lock = { semaphore: Effect.unsafeMakeSemaphore(1), users: 0 }
+        locks.set(key, lock)
+      }
+      const held = lock
+      held.users++
+      return Effect.ensuring(
+        held.semaphore.withPermits(1)(effect),
+        Effect.sync(() => {
+          if (--held.users === 0) locks.delete(key)
+        })
+      )
+    })
+  return { withLock, size: () => locks.size }
+}
 
 const accessStatement = (input: FirstAccessInput) =>
   [
