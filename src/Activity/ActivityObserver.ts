@@ -131,8 +131,12 @@ const outcomeOfCode = (code: number | null): Line.Outcome => {
   }
 }
 
-/** Legacy sessions remembered for their client's name; the oldest go first. */
-const MAX_SESSIONS = 1000
+/**
+ * Legacy sessions remembered for their client's name (a legacy request names its client only in
+ * `initialize`); the oldest go first. Well above the 16 sessions the endpoint holds, so a session still
+ * in use keeps its name however it is ordered there. @category constants
+ */
+export const MAX_SESSION_CLIENTS = 1000
 
 type ClientName = { name: string; version: string | null }
 
@@ -273,7 +277,7 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
       const rememberSession = (response: HttpTransport.HttpResponse) => {
         const session = response.headers["mcp-session-id"]
         if (method !== "initialize" || session === undefined || client === undefined) return
-        if (sessionClients.size >= MAX_SESSIONS) sessionClients.delete(sessionClients.keys().next().value!)
+        if (sessionClients.size >= MAX_SESSION_CLIENTS) sessionClients.delete(sessionClients.keys().next().value!)
         sessionClients.set(session, client)
       }
 

@@ -4,7 +4,7 @@
  * `daemon-state.json` (mode 0600, written atomically) is the daemon's answer to `weaviate-mcp
  * clients` and `status`: its instance id, resolved approval mode, whether AI access is paused, and
  * every client seen in the last 5 minutes (`clientInfo` name and version, principal, era, last call,
- * calls in flight). It is written at start, rewritten at most once a second while something changed
+ * calls in flight), at most `MAX_CLIENTS` of them. It is written at start, rewritten at most once a second while something changed
  * (and never while nothing did: an idle daemon does not touch it), and removed when the daemon stops.
  *
  * Why a file and not an admin method on the endpoint: the CLI already trusts the home (tokens.json,
@@ -30,6 +30,13 @@ export const STATE_FILE = "daemon-state.json"
 
 /** How long a client stays listed after its last call. @category constants */
 export const SEEN_WITHIN: Duration.Duration = Duration.minutes(5)
+
+/**
+ * Most clients remembered at once. A client names itself (`clientInfo`), so one token could otherwise
+ * fill the table with made-up names; past the bound, the client first seen longest ago with no call
+ * in flight is forgotten (listed again at its next call). @category constants
+ */
+export const MAX_CLIENTS = 1000
 
 /** @category schemas */
 export const SeenClient = Schema.Struct({
@@ -99,6 +106,20 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
       const keyOf = (c: Caller) => `${part(c.principal)}${part(c.era)}${part(c.name)}${part(c.version)}`
       const seenWithin = Duration.toMillis(SEEN_WITHIN)
 
+      /**
+       * Makes room for one more client: forgets the first one (in the order first seen) with no call in
+       * flight. Runs only for a new client at the bound; the calls in flight it skips are bounded by
+       * the transport's connections. `false` when every client has a call in flight.
+       */
+      const makeRoom = (): boolean => {
+        for (const [key, entry] of entries) {
+          if (entry.inFlight > 0) continue
+          entries.delete(key)
+          return true
+        }
+        return false
+      }
+
       const seen = (now: number): ReadonlyArray<SeenClient> => {
         const out: Array<SeenClient> = []
         for (const [key, entry] of entries) {
@@ -139,7 +160,10 @@ export class Clients extends Context.Tag("weaviate-mcp/Clients")<Clients, {
           const key = keyOf(caller)
           let entry = entries.get(key)
           if (entry === undefined) {
-            entry = { caller, lastCall: Date.now(), inFlight: 0 }
+            const now = Date.now()
+            // Every remembered client has a call in flight: this one is not listed (its call goes on).
+            if (entries.size >= MAX_CLIENTS && !makeRoom()) return () => undefined
+            entry = { caller, lastCall: now, inFlight: 0 }
             entries.set(key, entry)
           }
           const current = entry

@@ -64,6 +64,8 @@ export interface FirstAccessService {
   readonly check: (input: FirstAccessInput) => Effect.Effect<FirstAccessOutcome, Forbidden | InvalidParams>
   /** Forgets every answer about a principal (its token was revoked or changed). */
   readonly forgetPrincipal: (principalId: string) => Effect.Effect<void>
+  /** What is held (memory bound checks): answers remembered, and questions being asked. */
+  readonly size: Effect.Effect<{ readonly answers: number; readonly questions: number }>
 }
 
 /** @category models */
@@ -85,17 +87,13 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
       const requestState = yield* RequestState
       const dialog = yield* Dialog
       const holdMs = Duration.toMillis(Duration.decode(options.refusalHold ?? Duration.seconds(60)))
+      // One answer per (principal, connection) that asked: principals are tokens and connections are
+      // saved ones (an unknown connection is refused before), both the user's. A revoked token's answers
+      // are forgotten (`forgetPrincipal`); an expired refusal when it is next looked at.
       const memory = new Map<string, Memory>()
       // One question at a time per (principal, connection): concurrent first requests share the answer.
-      const locks = new Map<string, Effect.Semaphore>()
+      const locks = questionLocks()
       const keyOf = (principalId: string, connectionId: string) => JSON.stringify([principalId, connectionId])
-
-      const lockFor = (key: string) =>
-        Effect.suspend(() => {
-          const existing = locks.get(key)
-          if (existing !== undefined) return Effect.succeed(existing)
-          return Effect.tap(Effect.makeSemaphore(1), (semaphore) => Effect.sync(() => locks.set(key, semaphore)))
-        })
 
       const refuse = (key: string, input: FirstAccessInput, now: number) =>
         Effect.zipRight(
@@ -107,8 +105,9 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
         const now = yield* Clock.currentTimeMillis
         const remembered = memory.get(key)
         if (remembered?._tag === "granted") return FirstAccessOutcome.Granted()
-        if (remembered?._tag === "refused" && now < remembered.until) {
-          return yield* refusedError(input, remembered.until - now)
+        if (remembered?._tag === "refused") {
+          if (now < remembered.until) return yield* refusedError(input, remembered.until - now)
+          memory.delete(key)
         }
 
         const binding: Binding = {
@@ -170,8 +169,7 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
         // Fast path without the lock: most calls come after the first.
         if (memory.get(key)?._tag === "granted") return FirstAccessOutcome.Granted()
         if (input.principal.granted?.includes(input.connection.id) === true) return FirstAccessOutcome.Granted()
-        const lock = yield* lockFor(key)
-        return yield* lock.withPermits(1)(decideLocked(key, input))
+        return yield* locks.withLock(key, decideLocked(key, input))
       })
 
       const forgetPrincipal = (principalId: string) =>
@@ -181,7 +179,11 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
           }
         })
 
-      return FirstAccess.of({ check, forgetPrincipal })
+      return FirstAccess.of({
+        check,
+        forgetPrincipal,
+        size: Effect.sync(() => ({ answers: memory.size, questions: locks.size() }))
+      })
     })
 
   /** Requires `RequestState` and `Dialog`. */
@@ -192,6 +194,28 @@ export class FirstAccess extends Context.Tag("weaviate-mcp/Approval/FirstAccess"
 }
 
 // ===== Internal =====
+
+/** A lock per key, held only while requests wait on it: the table holds the questions being asked. */
+const questionLocks = () => {
+  const locks = new Map<string, { readonly semaphore: Effect.Semaphore; users: number }>()
+  const withLock = <A, E>(key: string, effect: Effect.Effect<A, E>) =>
+    Effect.suspend(() => {
+      let lock = locks.get(key)
+      if (lock === undefined) {
+        lock = { semaphore: Effect.unsafeMakeSemaphore(1), users: 0 }
+        locks.set(key, lock)
+      }
+      const held = lock
+      held.users++
+      return Effect.ensuring(
+        held.semaphore.withPermits(1)(effect),
+        Effect.sync(() => {
+          if (--held.users === 0) locks.delete(key)
+        })
+      )
+    })
+  return { withLock, size: () => locks.size }
+}
 
 const accessStatement = (input: FirstAccessInput) =>
   [

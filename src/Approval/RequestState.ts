@@ -96,13 +96,20 @@ const messages: Record<Refusal, string> = {
 // ===== Service =====
 
 /**
+ * Most consumed nonces remembered at once (each until its state expires, 5 minutes after issue). When
+ * full, a state is refused (`capacity`: the client asks again without it); nothing is forgotten early,
+ * since a forgotten nonce would let its state be spent twice. @category constants
+ */
+export const MAX_CONSUMED = 65_536
+
+/**
  * @category models
  */
 export declare namespace RequestState {
   export interface Options {
     /** Lifetime of a state; the contract's value is 5 minutes. */
     readonly lifetime?: Duration.DurationInput
-    /** Most consumed nonces remembered at once; when full, new states are refused (fail closed). */
+    /** Most consumed nonces remembered at once; when full, new states are refused (fail closed). Default `MAX_CONSUMED`. */
     readonly maxConsumed?: number
     /** Fixed secret, for tests only; by default 32 random bytes. */
     readonly secret?: Uint8Array
@@ -202,7 +209,7 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/
 const makeUnsafe = (options: RequestState.Options): RequestState.Service => {
   const secret = options.secret ?? NodeCrypto.randomBytes(32)
   const lifetimeMs = Duration.toMillis(Duration.decode(options.lifetime ?? Duration.minutes(5)))
-  const maxConsumed = options.maxConsumed ?? 65_536
+  const maxConsumed = options.maxConsumed ?? MAX_CONSUMED
   // nonce -> time after which its state is expired and the nonce need not be remembered
   const consumed = new Map<string, number>()
 

@@ -9,8 +9,10 @@
  *   counted, so the `Retry-After` it announces holds.
  *
  * Both answer `RateLimited` (-33010, HTTP 429) with `Retry-After` in whole seconds (at least 1).
- * Time comes from `Clock`. Memory is bounded: idle entries (a full bucket, failures out of the window)
- * are swept, and the least recently used entries go first when a table is full.
+ * Time comes from `Clock`. Memory is bounded (`MAX_TRACKED` principals and as many addresses): when a
+ * table is full, idle entries (a full bucket, failures out of the window) go first, then the least
+ * recently used. A forgotten principal starts again with a full bucket; a forgotten address with no
+ * failures counted.
  *
  * @since 0.1.0
  */
@@ -35,9 +37,12 @@ export interface Options {
   readonly burst?: number | undefined
   /** Failed authentications per minute per client address before the lockout; `0` disables. Default 10. */
   readonly authFailuresPerMinute?: number | undefined
-  /** Most principals and addresses tracked at once. Default 10,000 each. */
+  /** Most principals and addresses tracked at once. Default `MAX_TRACKED` (10,000) each. */
   readonly maxEntries?: number | undefined
 }
+
+/** Most principals (rate buckets) and most client addresses (failed authentications) tracked at once, each. @category constants */
+export const MAX_TRACKED = 10_000
 
 const LOCKOUT_WINDOW_MS = 60_000
 
@@ -87,7 +92,7 @@ export class RateLimiter extends Context.Tag("weaviate-mcp/RateLimiter")<RateLim
       const rate = options.requestsPerSecond ?? DEFAULT_REQUESTS_PER_SECOND
       const burst = Math.max(1, options.burst ?? rate * 2)
       const lockoutAfter = options.authFailuresPerMinute ?? DEFAULT_AUTH_FAILURES_PER_MINUTE
-      const maxEntries = Math.max(1, options.maxEntries ?? 10_000)
+      const maxEntries = Math.max(1, options.maxEntries ?? MAX_TRACKED)
       const buckets = new Map<string, Bucket>()
       const failures = new Map<string, Array<number>>()
 
@@ -98,25 +103,25 @@ export class RateLimiter extends Context.Tag("weaviate-mcp/RateLimiter")<RateLim
 
       const recent = (times: ReadonlyArray<number>, now: number) => times.filter((t) => t > now - LOCKOUT_WINDOW_MS)
 
+      // Both tables are kept in least-recently-used order (`touch`), which is also the order of their
+      // last use: the idle entries are at the front. Making room drops idle entries from the front and
+      // stops at the first one in use, then drops the least recently used if the table is still full:
+      // no scan of the table per new principal or address.
       const sweepBuckets = (now: number) => {
         for (const [key, bucket] of buckets) {
           refill(bucket, now)
-          if (bucket.tokens >= burst) buckets.delete(key)
-        }
-        for (const key of buckets.keys()) {
-          if (buckets.size < maxEntries) break
+          if (bucket.tokens < burst) break
           buckets.delete(key)
         }
+        if (buckets.size >= maxEntries) buckets.delete(buckets.keys().next().value!)
       }
 
       const sweepFailures = (now: number) => {
         for (const [key, times] of failures) {
-          if (recent(times, now).length === 0) failures.delete(key)
-        }
-        for (const key of failures.keys()) {
-          if (failures.size < maxEntries) break
+          if (times[times.length - 1]! > now - LOCKOUT_WINDOW_MS) break
           failures.delete(key)
         }
+        if (failures.size >= maxEntries) failures.delete(failures.keys().next().value!)
       }
 
       /** Milliseconds until the address may try again, if it is locked out. */

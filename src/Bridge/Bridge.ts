@@ -174,11 +174,27 @@ class Session {
     return reply.body
   }
 
-  /** Asks the client; resolves with its response message. */
-  private askClient(method: string, params: Json) {
+  /**
+   * Asks the client; resolves with its response message. When the request it asks for is cancelled
+   * first, the question is cancelled at the client too (`notifications/cancelled`) and forgotten here:
+   * a client that never answers it holds nothing in the bridge.
+   */
+  private askClient(method: string, params: Json, signal: AbortSignal) {
     return new Promise<Json>((resolve) => {
+      const cancelled: Json = { result: { action: "cancel" } }
+      if (signal.aborted) return resolve(cancelled)
       const id = `bridge-${this.sessionId}-${++this.sequence}`
-      this.pendingFromClient.set(id, resolve)
+      const settle = (message: Json) => {
+        this.pendingFromClient.delete(id)
+        signal.removeEventListener("abort", onAbort)
+        resolve(message)
+      }
+      const onAbort = () => {
+        this.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id, reason: "the request it was asked for was cancelled" } })
+        settle(cancelled)
+      }
+      this.pendingFromClient.set(id, settle)
+      signal.addEventListener("abort", onAbort, { once: true })
       this.send({ jsonrpc: "2.0", id, method, params })
     })
   }
@@ -200,7 +216,7 @@ class Session {
       if (!isRecord(request) || request["method"] !== "elicitation/create" || !isRecord(request["params"])) {
         return `the daemon asked for input the bridge cannot relay (${key})`
       }
-      const answer = await this.askClient("elicitation/create", this.elicitationParams(request["params"]))
+      const answer = await this.askClient("elicitation/create", this.elicitationParams(request["params"]), signal)
       if (signal.aborted) return undefined
       inputResponses[key] = isRecord(answer["result"]) ? answer["result"] : { action: "cancel" }
     }

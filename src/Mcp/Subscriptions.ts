@@ -32,6 +32,15 @@ import * as Sse from "./Sse.ts"
 /** @category constants */
 export const KEEP_ALIVE: Duration.Duration = Duration.seconds(15)
 
+/**
+ * Frames a subscription holds for a client that does not read them. The transport writes a frame only
+ * once the client has taken the ones before (back-pressure), so a client that stops reading would
+ * otherwise have every keep-alive and notification queued for it for as long as its connection lasts.
+ * At the bound the subscription's sources wait: no poll of Weaviate runs for such a client, and a
+ * change made meanwhile is still seen at the first poll after it reads again. @category constants
+ */
+export const MAX_QUEUED_FRAMES = 16
+
 /** Open streams per principal, counted. @category models */
 export interface Slots {
   readonly max: number
@@ -135,7 +144,7 @@ export const frames = (options: {
       Stream.fromSchedule(Schedule.spaced(KEEP_ALIVE)).pipe(Stream.as(Sse.keepAlive)),
       ...yield* Effect.all(watches, { concurrency: "unbounded" })
     ]
-    const mailbox = yield* Mailbox.make<string, McpError>()
+    const mailbox = yield* Mailbox.make<string, McpError>({ capacity: MAX_QUEUED_FRAMES, strategy: "suspend" })
     const start = Runtime.runFork(yield* Effect.runtime<Catalogue.HandlerContext>())
     for (const source of sources) {
       const pull = yield* Stream.toPull(source)

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { Clients, STATE_FILE } from "../../src/Activity/Clients.ts"
+import { Clients, MAX_CLIENTS, STATE_FILE } from "../../src/Activity/Clients.ts"
 import * as TestHome from "../support/TestHome.ts"
 
 const caller = { name: "client", version: "1", principal: "p", principalName: "default", principalSource: "store", era: "modern" } as const
@@ -82,5 +82,41 @@ describe("Clients: daemon-state.json", () => {
       yield* TestClock.adjust(Duration.seconds(10))
       yield* quiet
       assert.strictEqual(inode(dir), afterCalls)
+    }))
+})
+
+describe("Clients: memory bound", () => {
+  it.scoped("at most MAX_CLIENTS clients are remembered: made-up client names push out the oldest idle ones, never one with a call in flight", () =>
+    Effect.gen(function*() {
+      const dir = TestHome.tempDirSync()
+      const clients = yield* Clients.make({ instanceId: "i" }).pipe(Effect.provide(TestHome.at(dir)))
+      // The first client keeps a call in flight through the flood.
+      const endBusy = clients.begin({ ...caller, name: "busy" })
+      for (let i = 0; i < MAX_CLIENTS * 3; i++) clients.begin({ ...caller, name: `made-up-${i}` })()
+      const seen = clients.seen(Date.now())
+      assert.strictEqual(seen.length, MAX_CLIENTS)
+      const names = new Set(seen.map((c) => c.name))
+      assert.isTrue(names.has("busy"))
+      // The newest are kept, the oldest idle ones went first.
+      assert.isTrue(names.has(`made-up-${MAX_CLIENTS * 3 - 1}`))
+      assert.isFalse(names.has("made-up-0"))
+      // A forgotten client is listed again at its next call.
+      clients.begin({ ...caller, name: "made-up-0" })()
+      assert.isTrue(clients.seen(Date.now()).some((c) => c.name === "made-up-0"))
+      endBusy()
+    }))
+
+  it.scoped("when every remembered client has a call in flight, a new client's call goes on unlisted", () =>
+    Effect.gen(function*() {
+      const dir = TestHome.tempDirSync()
+      const clients = yield* Clients.make({ instanceId: "i" }).pipe(Effect.provide(TestHome.at(dir)))
+      const ends = Array.from({ length: MAX_CLIENTS }, (_, i) => clients.begin({ ...caller, name: `busy-${i}` }))
+      const endExtra = clients.begin({ ...caller, name: "extra" })
+      endExtra()
+      const seen = clients.seen(Date.now())
+      assert.strictEqual(seen.length, MAX_CLIENTS)
+      assert.isFalse(seen.some((c) => c.name === "extra"))
+      assert.isTrue(seen.every((c) => c.inFlight === 1))
+      for (const end of ends) end()
     }))
 })

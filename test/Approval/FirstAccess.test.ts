@@ -189,4 +189,31 @@ describe("FirstAccess", () => {
       assert.strictEqual(dialog.asked.length, 2)
     }).pipe(Effect.provide(firstAccessLayer(dialog.layer)))
   })
+
+  describe("memory bound", () => {
+    const sizeOf = Effect.flatMap(FirstAccess, (s) => s.size)
+
+    it.effect("a question's lock is held only while it is asked: after many principals' first accesses none is left, and revoking forgets their answers", () => {
+      const principals = Array.from({ length: 200 }, (_, i) => `tok_${i}`)
+      const dialog = recordingDialog(principals.map(() => true))
+      return Effect.gen(function*() {
+        for (const id of principals) yield* check({ ...viaDialog, principal: { id, name: id } })
+        assert.deepStrictEqual(yield* sizeOf, { answers: 200, questions: 0 })
+        for (const id of principals) yield* Effect.flatMap(FirstAccess, (s) => s.forgetPrincipal(id))
+        assert.deepStrictEqual(yield* sizeOf, { answers: 0, questions: 0 })
+      }).pipe(Effect.provide(firstAccessLayer(dialog.layer)))
+    })
+
+    it.effect("an expired refusal is forgotten when it is next looked at (TestClock)", () =>
+      Effect.gen(function*() {
+        const question = yield* check(viaForm)
+        assert.strictEqual(question._tag, "InputRequired")
+        const requestState = question._tag === "InputRequired" ? question.requestState : ""
+        forbidden(yield* Effect.either(check({ ...viaForm, requestState, inputResponses: decline })))
+        assert.strictEqual((yield* sizeOf).answers, 1)
+        yield* TestClock.adjust("61 seconds")
+        assert.strictEqual((yield* check(viaForm))._tag, "InputRequired")
+        assert.deepStrictEqual(yield* sizeOf, { answers: 0, questions: 0 })
+      }).pipe(Effect.provide(firstAccessLayer(Dialog.layerDeny))))
+  })
 })

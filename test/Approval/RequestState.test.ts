@@ -3,7 +3,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as TestClock from "effect/TestClock"
 import * as NodeCrypto from "node:crypto"
-import { type Binding, canonicalJson, digest, RequestState, RequestStateError } from "../../src/Approval/RequestState.js"
+import { type Binding, canonicalJson, digest, MAX_CONSUMED, RequestState, RequestStateError } from "../../src/Approval/RequestState.js"
 
 const binding: Binding = {
   principalId: "tok_alice",
@@ -150,6 +150,17 @@ describe("RequestState", () => {
           yield* spend
         }),
       { maxConsumed: 2 }
+    ))
+
+  it.effect("by default at most MAX_CONSUMED nonces are remembered: the next state is refused (capacity) until the oldest expire", () =>
+    withService((service) =>
+      Effect.gen(function*() {
+        const spend = Effect.flatMap(service.issue(binding), (s) => service.consume(s, binding))
+        for (let i = 0; i < MAX_CONSUMED; i++) yield* spend
+        assert.strictEqual(reasonOf(yield* Effect.either(spend)), "capacity")
+        yield* TestClock.adjust("5 minutes")
+        yield* spend
+      })
     ))
 })
 

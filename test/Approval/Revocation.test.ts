@@ -17,7 +17,8 @@ describe("first access and revocation", () => {
       const forgotten = yield* Deferred.make<string>()
       const spy = Layer.succeed(FirstAccess, FirstAccess.of({
         check: () => Effect.die("not used"),
-        forgetPrincipal: (id) => Deferred.succeed(forgotten, id)
+        forgetPrincipal: (id) => Deferred.succeed(forgotten, id),
+        size: Effect.die("not used")
       }))
       const store = TokenStore.layer({ watch: false }).pipe(Layer.provide(TestHome.layer))
       const context = yield* Layer.build(ApprovalsLayer.forgetOnRevocation.pipe(Layer.provideMerge(Layer.merge(spy, store))))

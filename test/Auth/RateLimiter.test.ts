@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
-import { RateLimiter } from "../../src/Auth/RateLimiter.ts"
+import { MAX_TRACKED, RateLimiter } from "../../src/Auth/RateLimiter.ts"
 import { RateLimited } from "../../src/Schema/McpErrors.ts"
 
 /** Consumes `n` requests and returns how many passed. */
@@ -81,6 +81,19 @@ describe("RateLimiter", () => {
       }))
   })
 
+  describe("default bound", () => {
+    it.effect("by default at most MAX_TRACKED principals are tracked; past it the least recently used is forgotten and starts again with a full bucket", () =>
+      Effect.gen(function*() {
+        const limiter = yield* RateLimiter.make({ requestsPerSecond: 1, burst: 2 })
+        for (let i = 0; i < MAX_TRACKED + 500; i++) yield* limiter.consume(`p${i}`)
+        assert.strictEqual((yield* limiter.size).principals, MAX_TRACKED)
+        // p0 was forgotten: its bucket is full again (two requests pass, the third is limited).
+        yield* limiter.consume("p0")
+        yield* limiter.consume("p0")
+        assert.strictEqual(((yield* Effect.flip(limiter.consume("p0"))).data as { reason: string }).reason, "rate")
+      }))
+  })
+
   describe("authentication-failure lockout", () => {
     it.effect("defaults: 10 failures per minute lock the address out with Retry-After until the window passes", () =>
       Effect.gen(function*() {
@@ -143,6 +156,16 @@ describe("RateLimiter", () => {
         yield* failMany(limiter, "a", 1_000)
         yield* limiter.checkLockout("a")
         assert.strictEqual((yield* limiter.size).addresses, 0)
+      }))
+
+    it.effect("by default at most MAX_TRACKED addresses are tracked: a flood of failures from new addresses keeps the table at the bound, the newest counted", () =>
+      Effect.gen(function*() {
+        const limiter = yield* RateLimiter.make()
+        for (let i = 0; i < MAX_TRACKED + 500; i++) yield* limiter.recordAuthFailure(`addr-${i}`)
+        assert.strictEqual((yield* limiter.size).addresses, MAX_TRACKED)
+        // The newest address's failures still count towards its lockout.
+        yield* failMany(limiter, `addr-${MAX_TRACKED + 499}`, 9)
+        assert.strictEqual(((yield* Effect.flip(limiter.checkLockout(`addr-${MAX_TRACKED + 499}`))).data as { reason: string }).reason, "lockout")
       }))
 
     it.effect("memory is bounded for addresses too", () =>

@@ -55,7 +55,12 @@ const startDaemon = async (bridgeToken?: { rotateEvery: Duration.DurationInput; 
   return rt
 }
 
-const connect = async (args: ReadonlyArray<string> = [], options: { elicitation: boolean } = { elicitation: true }) => {
+type ElicitHandler = Parameters<typeof Client.prototype.setRequestHandler<typeof ElicitRequestSchema>>[1]
+
+const connect = async (
+  args: ReadonlyArray<string> = [],
+  options: { elicitation: boolean; onElicit?: ElicitHandler } = { elicitation: true }
+) => {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [Cli.BIN, "bridge", "--home", home, ...args],
@@ -65,10 +70,10 @@ const connect = async (args: ReadonlyArray<string> = [], options: { elicitation:
   transport.stderr?.on("data", (d) => (stderr += d))
   const c = new Client({ name: "bridge-test", version: "1.0.0" }, { capabilities: options.elicitation ? { elicitation: {} } : {} })
   if (options.elicitation) {
-    c.setRequestHandler(ElicitRequestSchema, async (request) => {
+    c.setRequestHandler(ElicitRequestSchema, options.onElicit ?? (async (request) => {
       elicitations.push(request.params)
       return { action: "accept", content: { approved: true } }
-    })
+    }))
   }
   await c.connect(transport)
   const deliver = transport.onmessage
@@ -187,6 +192,44 @@ describe("weaviate-mcp bridge over stdio (official SDK v1 client)", () => {
     // The session goes on.
     w.setFault({ kind: "none" })
     expect((await client.listTools()).tools.length).toBeGreaterThan(0)
+  })
+
+  it("a request cancelled while its approval is asked of the client cancels the question too, and nothing is written", async () => {
+    let asked!: () => void
+    const questionAsked = new Promise<void>((resolve) => (asked = resolve))
+    let questionCancelled!: (reason: unknown) => void
+    const cancelledWith = new Promise<unknown>((resolve) => (questionCancelled = resolve))
+    // A client that never answers the question: only the bridge's cancellation ends its handler.
+    const c = await connect([], {
+      elicitation: true,
+      onElicit: (_request, extra) =>
+        new Promise((resolve) => {
+          extra.signal.addEventListener("abort", () => {
+            questionCancelled(extra.signal.reason)
+            resolve({ action: "cancel" })
+          })
+          asked()
+        })
+    })
+    try {
+      const abort = new AbortController()
+      const call = c.callTool(
+        { name: "insert_rows", arguments: { connection_id: connectionId, table: "Author", rows: [{ properties: { name: "Never asked twice" } }] } },
+        undefined,
+        { signal: abort.signal }
+      )
+      await questionAsked
+      abort.abort("the user pressed stop")
+      await expect(call).rejects.toThrow()
+      // Bounded, so that a bridge that never cancels the question fails here rather than at the test's time-out.
+      const never = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("the question was never cancelled")), 10_000).unref())
+      expect(String(await Promise.race([cancelledWith, never]))).toContain("cancelled")
+      expect(writesTo(w)).toEqual([])
+      // The session goes on.
+      expect((await c.listTools()).tools.length).toBeGreaterThan(0)
+    } finally {
+      await c.close()
+    }
   })
 
   it("survives a daemon restart mid-session: a refused call waits for the new handshake file and is retried once", async () => {

@@ -133,4 +133,29 @@ describe("Subscriptions", () => {
       const end = yield* Effect.flip(pull)
       assert.isTrue(Option.isSome(end) && end.value._tag === "InvalidParams")
     }))
+
+  it.scoped("at most MAX_QUEUED_FRAMES frames wait for a client that does not read: its sources wait too", () =>
+    Effect.gen(function*() {
+      let produced = 0
+      // A watch that would report a change on every pull, as fast as it is pulled (bounded, in case the
+      // bound is gone).
+      const busy: Catalogue.Resources["Type"] = {
+        list: Effect.succeed([]),
+        templates: [],
+        read: () => Effect.fail(new InvalidParams({ message: "no" })),
+        listChanged: Effect.succeed(Stream.empty),
+        watch: () => Effect.succeed(Stream.repeatEffect(Effect.sync(() => void produced++)).pipe(Stream.take(100_000)))
+      }
+      const pull = yield* pullOf({ resourceSubscriptions: ["test://a"] }, busy)
+      assert.strictEqual(messageOf(Chunk.unsafeHead(yield* pull)).method, "notifications/subscriptions/acknowledged")
+      // The client reads nothing more: the source's fiber runs until it must wait.
+      for (let i = 0; i < 100; i++) yield* Effect.yieldNow()
+      assert.isAtMost(produced, Subscriptions.MAX_QUEUED_FRAMES + 1)
+      // Reading again lets it go on.
+      const next = Chunk.toArray(yield* pull)
+      assert.isAtLeast(next.length, 1)
+      assert.strictEqual(messageOf(next[0]!).method, "notifications/resources/updated")
+      for (let i = 0; i < 100; i++) yield* Effect.yieldNow()
+      assert.isAbove(produced, Subscriptions.MAX_QUEUED_FRAMES + 1)
+    }))
 })
