@@ -11,7 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -36,6 +36,9 @@ import * as GraphqlEditor from "./GraphqlEditor.ts"
 import * as Grid from "./Grid.ts"
 import * as RestConsole from "./RestConsole.ts"
 import * as RowEdits from "./RowEdits.ts"
+import * as SessionCaches from "./SessionCaches.ts"
+import type * as StaleCache from "./StaleCache.ts"
+import * as TenantIndex from "./TenantIndex.ts"
 import * as Tenants from "./Tenants.ts"
 import * as WeaviateHttp from "./WeaviateHttp.ts"
 
@@ -89,6 +92,32 @@ export interface Service {
   readonly http: (connection: ConnectionRef) => Effect.Effect<WeaviateHttp.WeaviateHttp, LookupError | RequestError>
 
   readonly listCollections: (connection: ConnectionRef) => Effect.Effect<ReadonlyArray<CollectionSchema.Collection>, LookupError | RequestError>
+  /** The whole schema from the session's cache (`SessionCaches`), stale while it is read again. */
+  readonly catalog: (connection: ConnectionRef) => Effect.Effect<StaleCache.Read<SessionCaches.Catalog>, LookupError | RequestError>
+  /** Every collection's shards that are not `READY`, from one cached `GET /v1/nodes?output=verbose`. */
+  readonly shardReadiness: (
+    connection: ConnectionRef
+  ) => Effect.Effect<StaleCache.Read<ReadonlyMap<string, ReadonlyArray<SessionCaches.UnreadyShard>>>, LookupError | RequestError>
+  /**
+   * The tenants of a multi-tenant collection the caller may see (`Tenants.TenantScope`), from the
+   * session's compact cache: pages, prefixes and completions without reading them again.
+   */
+  readonly tenantIndex: (
+    connection: ConnectionRef,
+    table: string
+  ) => Effect.Effect<
+    { readonly collection: CollectionSchema.Collection; readonly read: StaleCache.Read<TenantIndex.TenantIndex> },
+    LookupError | RequestError | CollectionNotFound | TenantError
+  >
+  /** One tenant by its exact name (`GET /v1/schema/{C}/tenants/{name}`, no listing); none when absent or not visible. */
+  readonly tenant: (
+    connection: ConnectionRef,
+    table: string,
+    name: string
+  ) => Effect.Effect<
+    { readonly collection: CollectionSchema.Collection; readonly tenant: Option.Option<Tenants.Tenant> },
+    LookupError | RequestError | CollectionNotFound | TenantError
+  >
   readonly describe: (connection: ConnectionRef, table: string) => Effect.Effect<TableDescription, LookupError | RequestError | CollectionNotFound>
   /** Replication, sharding, and each shard's nodes and readiness (`Cluster.placement`). */
   readonly placement: (connection: ConnectionRef, table: string) => Effect.Effect<Cluster.Placement, LookupError | RequestError | CollectionNotFound>
@@ -300,6 +329,17 @@ const graphqlOn = (
 
 // ===== Service =====
 
+/** The part of a tenant list a tenant-scoped caller may see (its allowed names that exist). */
+const scoped = (read: StaleCache.Read<TenantIndex.TenantIndex>, allowed: ReadonlyArray<string> | undefined): StaleCache.Read<TenantIndex.TenantIndex> => {
+  if (allowed === undefined) return read
+  const index = read.value
+  const visible = allowed.flatMap((name) => {
+    const i = index.find(name)
+    return i < 0 ? [] : [{ name, activityStatus: index.status(i) }]
+  })
+  return { ...read, value: TenantIndex.make(visible) }
+}
+
 /** `writeAll` once the collection and the tenant are checked: the vector lengths already there, then the batches. */
 const writeAllTo = <E, R>(rows: Stream.Stream<Grid.Row, E, R>, options: BatchImport.WriteOptions | undefined) =>
 (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection, tenant: string | undefined) =>
@@ -312,13 +352,15 @@ interface Session {
   readonly http: WeaviateHttp.WeaviateHttp
   /** The collections this session read (`CollectionSchema.CacheTtl`), cleared by its own schema writes. */
   readonly schema: CollectionSchema.Cache
+  /** The whole schema, the shard status and the tenant lists, likewise cleared by its own writes. */
+  readonly caches: SessionCaches.SessionCaches
   readonly scope: Scope.CloseableScope
 }
 
 /** The session's HTTP, telling the schema cache of every request that may change a schema (after it was sent). */
-const watched = (http: WeaviateHttp.WeaviateHttp, schema: CollectionSchema.Cache): WeaviateHttp.WeaviateHttp => {
+const watched = (http: WeaviateHttp.WeaviateHttp, listeners: ReadonlyArray<(request: WeaviateHttp.Request) => void>): WeaviateHttp.WeaviateHttp => {
   const told = <A, E>(request: WeaviateHttp.Request, sent: Effect.Effect<A, E>) =>
-    CollectionSchema.mayChangeSchema(request) ? Effect.ensuring(sent, Effect.sync(() => schema.afterRequest(request))) : sent
+    CollectionSchema.mayChangeSchema(request) ? Effect.ensuring(sent, Effect.sync(() => listeners.forEach((listener) => listener(request)))) : sent
   return { ...http, request: (request) => told(request, http.request(request)), requestOk: (request) => told(request, http.requestOk(request)) }
 }
 
@@ -344,6 +386,7 @@ const fingerprintOf = (connection: Connection) => {
 const makeSessions = Effect.gen(function*() {
   const sessions = yield* SynchronizedRef.make(new Map<string, Session>())
   const ttlMs = yield* CollectionSchema.CacheTtl
+  const tenantTtlMs = ttlMs <= 0 ? 0 : yield* SessionCaches.TenantCacheTtl
 
   const close = (session: Session) => Scope.close(session.scope, Exit.void)
 
@@ -359,7 +402,12 @@ const makeSessions = Effect.gen(function*() {
         Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
       )
       const schema = CollectionSchema.makeCache(ttlMs)
-      return { id: connection.id, fingerprint: fingerprintOf(connection), http: watched(http, schema), schema, scope } satisfies Session
+      // The caches read through the watched HTTP too: what they send is never a write.
+      const listeners: Array<(request: WeaviateHttp.Request) => void> = [schema.afterRequest]
+      const session = watched(http, listeners)
+      const caches = SessionCaches.make(session, { ttlMs, tenantTtlMs, scope })
+      listeners.push(caches.afterRequest)
+      return { id: connection.id, fingerprint: fingerprintOf(connection), http: session, schema, caches, scope } satisfies Session
     })
 
   const drop = (id: string) =>
@@ -482,6 +530,24 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       isConnected: (id) => Effect.map(SynchronizedRef.get(sessions), (map) => map.has(id)),
       http,
       listCollections: (name: ConnectionRef) => withHttp(name, (h) => CollectionSchema.list(h)),
+      catalog: (name) => withSession(name, (session) => session.caches.catalog),
+      shardReadiness: (name) => withSession(name, (session) => session.caches.unreadyShards),
+      tenantIndex: (name, table) =>
+        withSession(name, (session, connection) =>
+          Effect.flatMap(session.schema.get(session.http, table), (collection) =>
+            collection.multiTenancy
+              ? Effect.flatMap(session.caches.tenants(collection), (read) =>
+                Effect.map(Tenants.TenantScope, (scope) => ({ collection, read: scoped(read, scope.allowed(connection.id, collection.name)) })))
+              : Effect.fail<RequestError | TenantError>(new TenantRefused({ collection: collection.name, reason: "not_multi_tenant" })))),
+      tenant: (name, table, tenant) =>
+        withCollection(name, table, (h, collection, connection) =>
+          collection.multiTenancy
+            ? Effect.flatMap(Tenants.TenantScope, (scope) => {
+              const allowed = scope.allowed(connection.id, collection.name)
+              if (allowed !== undefined && !allowed.includes(tenant)) return Effect.succeed({ collection, tenant: Option.none<Tenants.Tenant>() })
+              return Effect.map(Tenants.getOne(h, collection, tenant), (found) => ({ collection, tenant: found }))
+            })
+            : Effect.fail<RequestError | TenantError>(new TenantRefused({ collection: collection.name, reason: "not_multi_tenant" }))),
       describe,
       placement: (name, table) => withCollection(name, table, (h, c) => Cluster.placement(h, c)),
       unreadyShards: (name, table) =>

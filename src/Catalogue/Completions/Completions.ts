@@ -6,7 +6,8 @@
  *   the value;
  * - `table`: the collections of the connection named in `context.arguments.connection_id`;
  * - `column` / `property` (prompt arguments): the properties of that connection's `table`;
- * - `tenant`: the tenants of that `table` the principal may use (a tenant-scoped token sees only its own).
+ * - `tenant`: the tenants of that `table` the principal may use (a tenant-scoped token sees only its own),
+ *   from the session's tenant cache (`Driver.tenantIndex`).
  *
  * Matching is a case-insensitive prefix match; at most 100 values, with `total` and `hasMore`.
  * A connection the principal may not see completes to nothing, as if it did not exist; an unknown
@@ -97,11 +98,14 @@ export const make = Effect.gen(function*() {
     if (name === "tenant") {
       const table = request.context["table"]
       if (table === undefined) return none
-      const tenants = yield* ConnectionAccess.withTenantScope(driver.tenants(connection, table)).pipe(
-        Effect.map((result) => result.tenants),
-        Effect.orElseSucceed(() => [])
+      // From the session's tenant cache, by prefix: a million tenants complete as fast as ten.
+      return yield* ConnectionAccess.withTenantScope(driver.tenantIndex(connection, table)).pipe(
+        Effect.map(({ read }): Completion => {
+          const { values, total } = read.value.completions(value, MAX_VALUES)
+          return { values, total, hasMore: total > values.length }
+        }),
+        Effect.orElseSucceed(() => none)
       )
-      return completeFrom(tenants.map((t) => ({ value: t.name, keys: [t.name] })), value)
     }
     const collections = yield* collectionsOf(connection)
     if (name === "table") return completeFrom(collections.map((c) => ({ value: c.name, keys: [c.name] })), value)
