@@ -4,7 +4,9 @@
  * scenarios and baselines, the comparison with Weaviate's own MCP server adds the scenarios
  * `vector_search` and `insert_rows` and the baseline `weaviate-mcp-server`; the stdio bridge's benchmark
  * adds the scenario `bridge` and the baselines `node-start` (bare `node -e ''`) and `daemon-http`; the bulk
- * benchmark the scenarios `export` and `import` and the baseline `weaviate-client` (the gRPC client).
+ * benchmark the scenarios `export` and `import` and the baseline `weaviate-client` (the gRPC client); the
+ * scale benchmark the scenario `scale` and the baseline `smallest-size` (each row's figure at the smallest
+ * size measured, its `ours` at the largest).
  */
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -12,12 +14,12 @@ import * as NodePath from "node:path"
 export const RESULTS = NodePath.join(import.meta.dirname, "..", "results.json")
 
 export interface Row {
-  readonly scenario: "tools/list" | "execute_query" | "browse" | "cancel" | "startup" | "memory" | "vector_search" | "insert_rows" | "bridge" | "export" | "import"
+  readonly scenario: "tools/list" | "execute_query" | "browse" | "cancel" | "startup" | "memory" | "vector_search" | "insert_rows" | "bridge" | "export" | "import" | "scale"
   readonly metric: string
   readonly unit: string
   readonly ours: number
   readonly baseline: number
-  readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client" | "weaviate-mcp-server" | "lean-node" | "node-start" | "daemon-http" | "weaviate-client"
+  readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client" | "weaviate-mcp-server" | "lean-node" | "node-start" | "daemon-http" | "weaviate-client" | "smallest-size"
   readonly ratio: number
 }
 

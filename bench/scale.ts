@@ -1,0 +1,351 @@
+/**
+ * Benchmark: big databases. The built daemon (`weaviate-mcp serve`) in front of a Weaviate holding
+ * 10, 100 and 1,000 collections, then one multi-tenant collection with 1,000, 10,000 and 100,000
+ * tenants, and for each size, over MCP on real HTTP:
+ * - `list_tables` and `search_schema` (first page), at each collection count;
+ * - `list_tenants` (first page, and a page 90% deep into the cursor), tenant completions
+ *   (`completion/complete`, first 100 matches) and one tenant by exact name, at each tenant count.
+ * Each: the first (cold) call apart, then the p50 of the warm calls, the answer's bytes, the Weaviate
+ * requests per call (counted where Weaviate is reached) and the daemon's RSS after them. Pages hold
+ * 5 collections or 100 tenants, fewer than the smallest size, so every size answers a full page.
+ * Then the tenant cache's bytes per tenant at 1,000,000 tenants (the compact index built in this
+ * process, measured after a full collection), and the daemon's RSS serving them.
+ *
+ * Every row prints the growth, largest size against smallest, checks the targets (p50 ≤ 1.5×,
+ * bytes ≤ 1.1×, requests per call constant, exact lookup one request and no listing, ≤ 100 bytes per
+ * tenant), prints held/missed per target and exits 1 on a miss. Rows go to bench/results.json
+ * (`scenario: "scale"`, `baselineName: "smallest-size"`).
+ *
+ * Against the bundled compatible instance (`test/weaviate/*`), whose `bulkSeed` creates the sizes in
+ * seconds. `SIZES=small` runs 10/100 collections and 1,000/10,000 tenants and no million;
+ * `SCALE_REAL=1` confirms against the real Weaviate 1.39 (300 collections, 20,000 tenants; it creates
+ * collections at 1–5 a second, so this takes minutes). Run with `npm run bench:scale`.
+ */
+import { performance } from "node:perf_hooks"
+import { Pool } from "undici"
+import * as TenantIndex from "../src/Driver/TenantIndex.ts"
+import { MODERN, modern, modernHeaders } from "../test/Mcp/support/EndpointHarness.ts"
+import type * as Cli from "../test/support/Cli.ts"
+import { validateMessage } from "../test/support/McpSchemas.ts"
+import { makeHome, rssKb, serveApproved } from "../test/Reliability/RealDaemon.ts"
+import { startRealWeaviate } from "../test/weaviate/RealWeaviate.ts"
+import { startRecordingProxy } from "../test/weaviate/RecordingProxy.ts"
+import type { RecordedRequest } from "../test/weaviate/WeaviateServer.ts"
+import { startWeaviate } from "../test/weaviate/WeaviateServer.ts"
+import { merge, type Row } from "./support/Results.ts"
+
+const REAL = process.env["SCALE_REAL"] === "1"
+const SMALL = process.env["SIZES"] === "small"
+const COLLECTIONS = REAL ? [10, 300] : SMALL ? [10, 100] : [10, 100, 1_000]
+const TENANTS = REAL ? [1_000, 20_000] : SMALL ? [1_000, 10_000] : [1_000, 10_000, 100_000]
+const MILLION = REAL || SMALL ? 0 : 1_000_000
+/** Warm calls measured per tool and size (bounded). */
+const CALLS = Math.min(Math.max(Number(process.env["CALLS"] ?? 40), 5), 500)
+const TABLE_PAGE = 5
+const TENANT_PAGE = 100
+const MT = "BigTenants"
+
+/** Targets of the issue: growth bounds of the paged tools, one request for an exact name, the cache budget. */
+const P50_GROWTH = 1.5
+const BYTES_GROWTH = 1.1
+/** Requests per warm call may differ by this between sizes (a background refresh that falls in the window). */
+const REQUESTS_SLACK = 0.1
+
+const tenantName = (i: number) => `tenant-${String(i).padStart(7, "0")}`
+const collectionName = (i: number) => `Bulk${String(i).padStart(4, "0")}`
+const collectionDef = (name: string) => ({
+  class: name,
+  vectorizer: "none",
+  properties: [{ name: "label", dataType: ["text"] }, { name: "rank", dataType: ["int"] }]
+})
+
+interface Target {
+  readonly url: string
+  readonly port: number
+  readonly requests: () => ReadonlyArray<RecordedRequest>
+  readonly clear: () => void
+  readonly seedCollections: (n: number) => Promise<void>
+  readonly seedTenants: (n: number) => Promise<void>
+  readonly reset: () => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+const postJson = async (url: string, path: string, body: unknown) => {
+  const response = await fetch(`${url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+  if (response.status >= 300) throw new Error(`${path}: ${response.status} ${await response.text()}`)
+}
+
+const compatibleTarget = async (): Promise<Target> => {
+  const w = await startWeaviate()
+  return {
+    url: w.url,
+    port: w.port,
+    requests: () => w.requests,
+    clear: () => w.clearRequests(),
+    seedCollections: async (n) => w.bulkSeed!({ collections: Array.from({ length: n }, (_, i) => collectionDef(collectionName(i))) }),
+    seedTenants: async (n) => {
+      w.bulkSeed!({ collections: [{ ...collectionDef(MT), multiTenancyConfig: { enabled: true } }] })
+      w.bulkSeed!({ tenants: { collection: MT, names: Array.from({ length: n }, (_, i) => tenantName(i)) } })
+    },
+    reset: async () => w.reset(),
+    close: () => w.close()
+  }
+}
+
+const realTarget = async (): Promise<Target> => {
+  const w = await startRealWeaviate()
+  const proxy = await startRecordingProxy({ upstream: w.url })
+  return {
+    url: proxy.url,
+    port: proxy.port,
+    requests: () => proxy.requests,
+    clear: () => proxy.clearRequests(),
+    seedCollections: async (n) => {
+      for (let i = 0; i < n; i++) await postJson(w.url, "/v1/schema", collectionDef(collectionName(i)))
+    },
+    seedTenants: async (n) => {
+      await postJson(w.url, "/v1/schema", { ...collectionDef(MT), multiTenancyConfig: { enabled: true } })
+      for (let start = 0; start < n; start += 1_000) {
+        await postJson(w.url, `/v1/schema/${MT}/tenants`, Array.from({ length: Math.min(1_000, n - start) }, (_, i) => ({ name: tenantName(start + i) })))
+      }
+    },
+    reset: async () => {
+      const schema = (await (await fetch(`${w.url}/v1/schema`)).json()) as { classes?: Array<{ class: string }> }
+      for (const c of schema.classes ?? []) await fetch(`${w.url}/v1/schema/${c.class}`, { method: "DELETE" })
+    },
+    close: async () => {
+      await proxy.close()
+      await w.stop()
+    }
+  }
+}
+
+interface Measure {
+  readonly tool: string
+  readonly size: number
+  readonly coldMs: number
+  readonly coldRequests: number
+  readonly p50Ms: number
+  readonly bytes: number
+  readonly requestsPerCall: number
+  /** requests of the given kind per warm call (e.g. tenant listings during exact lookups) */
+  readonly listingsPerCall: number
+  readonly rssMb: number
+}
+
+const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+
+/** One daemon serving `target`, and a way to call it over MCP. */
+const daemonFor = async (target: Target) => {
+  const env = await makeHome({}, { big: target.port }, ["scale"])
+  const running: Cli.Running = await serveApproved(env.home)
+  const url = new URL(running.endpoint)
+  const pool = new Pool(url.origin, { connections: 1, pipelining: 1 })
+  const token = env.tokens["scale"]!.token
+  const connection = env.connections["big"]!
+  let id = 0
+  const send = async (method: string, params: Record<string, unknown>, validate = false) => {
+    const name = method === "tools/call" ? String(params["name"]) : undefined
+    const started = performance.now()
+    const r = await pool.request({
+      path: url.pathname,
+      method: "POST",
+      headers: { ...modernHeaders(method, name), "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${token}` },
+      body: JSON.stringify(modern(method, params, ++id))
+    })
+    const text = await r.body.text()
+    const ms = performance.now() - started
+    const json = JSON.parse(text)
+    if (validate) validateMessage(MODERN, json)
+    if (json.error !== undefined || json.result?.isError === true) throw new Error(`${method} ${name ?? ""}: ${text.slice(0, 500)}`)
+    return { ms, bytes: Buffer.byteLength(text), json }
+  }
+  const stop = async () => {
+    await pool.close()
+    running.child.kill("SIGTERM")
+    await running.exited
+  }
+  return { send, connection, pid: running.child.pid!, stop }
+}
+
+type Daemon = Awaited<ReturnType<typeof daemonFor>>
+
+const measure = async (
+  target: Target,
+  daemon: Daemon,
+  tool: string,
+  size: number,
+  call: () => Promise<{ ms: number; bytes: number }>,
+  listing: (r: RecordedRequest) => boolean = () => false
+): Promise<Measure> => {
+  target.clear()
+  const cold = await call()
+  const coldRequests = target.requests().length
+  // A second call lets a background read the first one started finish before the warm calls.
+  await call()
+  target.clear()
+  const times: Array<number> = []
+  let bytes = 0
+  for (let i = 0; i < CALLS; i++) {
+    const r = await call()
+    times.push(r.ms)
+    bytes = r.bytes
+  }
+  const requests = target.requests()
+  return {
+    tool,
+    size,
+    coldMs: cold.ms,
+    coldRequests,
+    p50Ms: median(times),
+    bytes,
+    requestsPerCall: requests.length / CALLS,
+    listingsPerCall: requests.filter(listing).length / CALLS,
+    rssMb: rssKb(daemon.pid) / 1024
+  }
+}
+
+const tool = (daemon: Daemon, name: string, args: Record<string, unknown>) => () =>
+  daemon.send("tools/call", { name, arguments: { connection_id: daemon.connection, ...args } })
+
+const collectionRows = async (target: Target, size: number): Promise<Array<Measure>> => {
+  await target.reset()
+  await target.seedCollections(size)
+  const daemon = await daemonFor(target)
+  try {
+    await daemon.send("tools/call", { name: "list_tables", arguments: { connection_id: daemon.connection, limit: TABLE_PAGE } }, true)
+    return [
+      await measure(target, daemon, "list_tables", size, tool(daemon, "list_tables", { limit: TABLE_PAGE })),
+      await measure(target, daemon, "search_schema", size, tool(daemon, "search_schema", { pattern: "label", limit: TABLE_PAGE }))
+    ]
+  } finally {
+    await daemon.stop()
+  }
+}
+
+const isTenantListing = (r: RecordedRequest) => r.method === "GET" && /^\/v1\/schema\/[^/]+\/tenants$/.test(r.path)
+
+const tenantRows = async (target: Target, size: number): Promise<Array<Measure>> => {
+  await target.reset()
+  await target.seedTenants(size)
+  const daemon = await daemonFor(target)
+  try {
+    const first = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, limit: 1_000 } }, true)
+    // A cursor 90% deep: walked in pages of 1,000 (the cursor does not name the page size).
+    let cursor: string | undefined = first.json.result.structuredContent.nextCursor
+    for (let seen = 1_000; seen < size * 0.9 && cursor !== undefined; seen += 1_000) {
+      const page = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, limit: 1_000, cursor } })
+      cursor = page.json.result.structuredContent.nextCursor
+    }
+    const complete = () =>
+      daemon.send("completion/complete", {
+        ref: { type: "ref/resource", uri: "weaviate://connections/{connection_id}/tables/{table}/tenants/{tenant}/rows/{uuid}" },
+        argument: { name: "tenant", value: "tenant-0" },
+        context: { arguments: { connection_id: daemon.connection, table: MT } }
+      })
+    const completion = await complete()
+    if (completion.json.result.completion.values.length !== 100) throw new Error(`completion: ${JSON.stringify(completion.json).slice(0, 300)}`)
+    const one = tenantName(Math.floor(size / 2))
+    const found = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, name: one } }, true)
+    if (found.json.result.structuredContent.tenants[0]?.name !== one) throw new Error(`exact lookup: ${JSON.stringify(found.json).slice(0, 300)}`)
+    return [
+      await measure(target, daemon, "list_tenants", size, tool(daemon, "list_tenants", { table: MT, limit: TENANT_PAGE })),
+      await measure(target, daemon, "list_tenants_deep", size, tool(daemon, "list_tenants", { table: MT, limit: TENANT_PAGE, ...(cursor !== undefined ? { cursor } : {}) })),
+      await measure(target, daemon, "tenant_completion", size, complete),
+      await measure(target, daemon, "tenant_by_name", size, tool(daemon, "list_tenants", { table: MT, name: one }), isTenantListing)
+    ]
+  } finally {
+    await daemon.stop()
+  }
+}
+
+/** The compact tenant index of a million tenants, in bytes per tenant: as it counts itself, and as the heap grew. */
+const millionBytes = (n: number) => {
+  const gc = (globalThis as { gc?: () => void }).gc
+  const tenants = Array.from({ length: n }, (_, i) => ({ name: tenantName(i), activityStatus: i % 10 === 0 ? "COLD" : "HOT" }))
+  const used = () => {
+    gc?.()
+    const m = process.memoryUsage()
+    return m.heapUsed + m.arrayBuffers
+  }
+  const before = used()
+  const index = TenantIndex.make(tenants)
+  const after = used()
+  // The input stays alive until both readings: the difference is what the index holds.
+  return { counted: index.bytes / n, heap: gc === undefined ? Number.NaN : (after - before) / n, size: index.size + tenants.length * 0 }
+}
+
+const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a")
+
+const main = async () => {
+  const target = REAL ? await realTarget() : await compatibleTarget()
+  const measures: Array<Measure> = []
+  const started = performance.now()
+  try {
+    for (const size of COLLECTIONS) {
+      console.log(`… ${size} collections`)
+      measures.push(...await collectionRows(target, size))
+    }
+    for (const size of TENANTS) {
+      console.log(`… ${size} tenants`)
+      measures.push(...await tenantRows(target, size))
+    }
+    if (MILLION > 0) {
+      console.log(`… ${MILLION} tenants (memory)`)
+      const [page] = await tenantRows(target, MILLION)
+      console.log(`daemon at ${MILLION.toLocaleString("en-US")} tenants: list_tenants cold ${fmt(page!.coldMs, 0)} ms, p50 ${fmt(page!.p50Ms, 2)} ms, RSS ${fmt(page!.rssMb)} MB`)
+      measures.push({ ...page!, tool: "list_tenants_million" })
+    }
+  } finally {
+    await target.close()
+  }
+
+  console.log(`\n${REAL ? "real Weaviate 1.39" : "compatible instance"}; ${CALLS} warm calls each; ${((performance.now() - started) / 1000).toFixed(0)} s\n`)
+  console.log("| tool | size | cold ms | cold requests | p50 ms | bytes | requests/call | daemon RSS MB |")
+  console.log("|---|---|---|---|---|---|---|---|")
+  for (const m of measures) {
+    console.log(`| ${m.tool} | ${m.size.toLocaleString("en-US")} | ${fmt(m.coldMs, 0)} | ${m.coldRequests} | ${fmt(m.p50Ms, 2)} | ${m.bytes} | ${fmt(m.requestsPerCall, 2)} | ${fmt(m.rssMb)} |`)
+  }
+
+  const rows: Array<Row> = []
+  const checks: Array<{ readonly what: string; readonly held: boolean }> = []
+  const row = (metric: string, unit: string, ours: number, baseline: number) =>
+    rows.push({ scenario: "scale", metric, unit, ours, baseline, baselineName: "smallest-size", ratio: Math.round((ours / baseline) * 1000) / 1000 })
+  console.log("\ngrowth, largest size against smallest:")
+  for (const name of ["list_tables", "search_schema", "list_tenants", "list_tenants_deep", "tenant_completion", "tenant_by_name"]) {
+    const of = measures.filter((m) => m.tool === name)
+    const small = of[0]!
+    const large = of[of.length - 1]!
+    const p50 = large.p50Ms / small.p50Ms
+    const bytes = large.bytes / small.bytes
+    console.log(`  ${name} (${small.size.toLocaleString("en-US")} → ${large.size.toLocaleString("en-US")}): p50 ×${fmt(p50, 2)}, bytes ×${fmt(bytes, 3)}, requests/call ${fmt(small.requestsPerCall, 2)} → ${fmt(large.requestsPerCall, 2)}`)
+    row(`${name} p50`, "ms", large.p50Ms, small.p50Ms)
+    row(`${name} bytes`, "bytes", large.bytes, small.bytes)
+    row(`${name} requests per call`, "requests", Math.max(large.requestsPerCall, 0.001), Math.max(small.requestsPerCall, 0.001))
+    if (name === "tenant_by_name") {
+      checks.push({ what: `${name}: one request and no tenant listing per call at every size`, held: of.every((m) => Math.abs(m.requestsPerCall - 1) <= REQUESTS_SLACK && m.listingsPerCall === 0) })
+      continue
+    }
+    checks.push({ what: `${name}: p50 ≤ ${P50_GROWTH}× the smallest size's (×${fmt(p50, 2)})`, held: p50 <= P50_GROWTH })
+    checks.push({ what: `${name}: answer bytes ≤ ${BYTES_GROWTH}× (×${fmt(bytes, 3)})`, held: bytes <= BYTES_GROWTH })
+    checks.push({
+      what: `${name}: Weaviate requests per warm call constant (${of.map((m) => fmt(m.requestsPerCall, 2)).join(", ")})`,
+      held: of.every((m) => m.requestsPerCall <= Math.max(small.requestsPerCall, 1) && Math.abs(m.requestsPerCall - small.requestsPerCall) <= REQUESTS_SLACK)
+    })
+  }
+  const million = millionBytes(MILLION > 0 ? MILLION : TENANTS[TENANTS.length - 1]!)
+  console.log(`\ntenant cache at ${million.size.toLocaleString("en-US")} tenants: ${fmt(million.counted)} bytes per tenant counted, ${fmt(million.heap)} measured on the heap`)
+  row("tenant cache bytes per tenant", "bytes", Number.isFinite(million.heap) ? Math.max(million.heap, million.counted) : million.counted, TenantIndex.BUDGET_BYTES_PER_TENANT)
+  checks.push({
+    what: `tenant cache ≤ ${TenantIndex.BUDGET_BYTES_PER_TENANT} bytes per tenant at ${million.size.toLocaleString("en-US")} tenants`,
+    held: million.counted <= TenantIndex.BUDGET_BYTES_PER_TENANT && !(million.heap > TenantIndex.BUDGET_BYTES_PER_TENANT)
+  })
+
+  console.log("\ntargets:")
+  for (const c of checks) console.log(`  ${c.held ? "held  " : "MISSED"} ${c.what}`)
+  if (!REAL && !SMALL) merge(rows)
+  else console.log(`\n(not written to bench/results.json: ${REAL ? "SCALE_REAL" : "SIZES=small"} is a check, not the figures)`)
+  if (checks.some((c) => !c.held)) process.exitCode = 1
+}
+
+await main()
