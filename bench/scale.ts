@@ -21,13 +21,14 @@
  * `SCALE_REAL=1` confirms against the real Weaviate 1.39 (300 collections, 20,000 tenants; it creates
  * collections at 1–5 a second, so this takes minutes). Run with `npm run bench:scale`.
  */
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
 import { performance } from "node:perf_hooks"
 import { Pool } from "undici"
 import * as TenantIndex from "../src/Driver/TenantIndex.ts"
-import { MODERN, modern, modernHeaders } from "../test/Mcp/support/EndpointHarness.ts"
-import type * as Cli from "../test/support/Cli.ts"
+import * as Cli from "../test/support/Cli.ts"
 import { validateMessage } from "../test/support/McpSchemas.ts"
-import { makeHome, rssKb, serveApproved } from "../test/Reliability/RealDaemon.ts"
 import { startRealWeaviate } from "../test/weaviate/RealWeaviate.ts"
 import { startRecordingProxy } from "../test/weaviate/RecordingProxy.ts"
 import type { RecordedRequest } from "../test/weaviate/WeaviateServer.ts"
@@ -40,7 +41,7 @@ const COLLECTIONS = REAL ? [10, 300] : SMALL ? [10, 100] : [10, 100, 1_000]
 const TENANTS = REAL ? [1_000, 20_000] : SMALL ? [1_000, 10_000] : [1_000, 10_000, 100_000]
 const MILLION = REAL || SMALL ? 0 : 1_000_000
 /** Warm calls measured per tool and size (bounded). */
-const CALLS = Math.min(Math.max(Number(process.env["CALLS"] ?? 40), 5), 500)
+const CALLS = Math.min(Math.max(Number(process.env["CALLS"] ?? 100), 5), 500)
 const TABLE_PAGE = 5
 const TENANT_PAGE = 100
 const MT = "BigTenants"
@@ -58,6 +59,44 @@ const collectionDef = (name: string) => ({
   vectorizer: "none",
   properties: [{ name: "label", dataType: ["text"] }, { name: "rank", dataType: ["int"] }]
 })
+
+const MODERN = "2026-07-28"
+
+/** A request of the modern protocol (test/Mcp/support/EndpointHarness.ts, which vitest alone can load). */
+const modern = (method: string, params: Record<string, unknown>, id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  params: {
+    ...params,
+    _meta: {
+      "io.modelcontextprotocol/protocolVersion": MODERN,
+      "io.modelcontextprotocol/clientCapabilities": {},
+      "io.modelcontextprotocol/clientInfo": { name: "bench-scale", version: "1.0.0" }
+    }
+  }
+})
+
+const modernHeaders = (method: string, name: string | undefined): Record<string, string> => ({
+  "content-type": "application/json",
+  "mcp-protocol-version": MODERN,
+  "mcp-method": method,
+  ...(name === undefined ? {} : { "mcp-name": name })
+})
+
+/** Resident memory of a process in kB (/proc/PID/status, Linux). */
+const rssKb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(NodeFs.readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? Number.NaN)
+
+/** A home with one silent connection to `port` and one full-access token. */
+const makeHome = async (port: number) => {
+  const home = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-scale-"))
+  const cli = (...args: ReadonlyArray<string>) => Cli.run([...args, "--home", home], { timeoutMs: 30_000 })
+  const added = await cli("connections", "add", "--name", "big", "--host", "127.0.0.1", "--port", String(port), "--safe-mode", "silent", "--json")
+  if (added.code !== 0) throw new Error(`connections add: ${added.stderr}`)
+  const created = await cli("tokens", "create", "--name", "scale", "--access", "fullAccess", "--json")
+  if (created.code !== 0) throw new Error(`tokens create: ${created.stderr}`)
+  return { home, connection: JSON.parse(added.stdout).id as string, token: JSON.parse(created.stdout).token as string }
+}
 
 interface Target {
   readonly url: string
@@ -137,12 +176,11 @@ const median = (values: ReadonlyArray<number>) => [...values].sort((a, b) => a -
 
 /** One daemon serving `target`, and a way to call it over MCP. */
 const daemonFor = async (target: Target) => {
-  const env = await makeHome({}, { big: target.port }, ["scale"])
-  const running: Cli.Running = await serveApproved(env.home)
+  const { home, connection, token } = await makeHome(target.port)
+  // First access is approved by a command that answers yes (as test/Reliability/RealDaemon.ts does).
+  const running = await Cli.serve(["--port", "0", "--home", home, "--approvals", "exec", "--approval-command", "cat >/dev/null", "--rate-limit", "0"], { timeoutMs: 30_000 })
   const url = new URL(running.endpoint)
   const pool = new Pool(url.origin, { connections: 1, pipelining: 1 })
-  const token = env.tokens["scale"]!.token
-  const connection = env.connections["big"]!
   let id = 0
   const send = async (method: string, params: Record<string, unknown>, validate = false) => {
     const name = method === "tools/call" ? String(params["name"]) : undefined
@@ -164,6 +202,7 @@ const daemonFor = async (target: Target) => {
     await pool.close()
     running.child.kill("SIGTERM")
     await running.exited
+    NodeFs.rmSync(home, { recursive: true, force: true })
   }
   return { send, connection, pid: running.child.pid!, stop }
 }
@@ -175,11 +214,12 @@ const measure = async (
   daemon: Daemon,
   tool: string,
   size: number,
-  call: () => Promise<{ ms: number; bytes: number }>,
+  call: (validate?: boolean) => Promise<{ ms: number; bytes: number }>,
   listing: (r: RecordedRequest) => boolean = () => false
 ): Promise<Measure> => {
   target.clear()
-  const cold = await call()
+  // The first call of the tool on this daemon: validated against the official schema, and reported apart.
+  const cold = await call(true)
   const coldRequests = target.requests().length
   // A second call lets a background read the first one started finish before the warm calls.
   await call()
@@ -205,15 +245,14 @@ const measure = async (
   }
 }
 
-const tool = (daemon: Daemon, name: string, args: Record<string, unknown>) => () =>
-  daemon.send("tools/call", { name, arguments: { connection_id: daemon.connection, ...args } })
+const tool = (daemon: Daemon, name: string, args: Record<string, unknown>) => (validate = false) =>
+  daemon.send("tools/call", { name, arguments: { connection_id: daemon.connection, ...args } }, validate)
 
 const collectionRows = async (target: Target, size: number): Promise<Array<Measure>> => {
   await target.reset()
   await target.seedCollections(size)
   const daemon = await daemonFor(target)
   try {
-    await daemon.send("tools/call", { name: "list_tables", arguments: { connection_id: daemon.connection, limit: TABLE_PAGE } }, true)
     return [
       await measure(target, daemon, "list_tables", size, tool(daemon, "list_tables", { limit: TABLE_PAGE })),
       await measure(target, daemon, "search_schema", size, tool(daemon, "search_schema", { pattern: "label", limit: TABLE_PAGE }))
@@ -230,26 +269,27 @@ const tenantRows = async (target: Target, size: number): Promise<Array<Measure>>
   await target.seedTenants(size)
   const daemon = await daemonFor(target)
   try {
-    const first = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, limit: 1_000 } }, true)
+    const firstPage = await measure(target, daemon, "list_tenants", size, tool(daemon, "list_tenants", { table: MT, limit: TENANT_PAGE }))
+    const first = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, limit: 1_000 } })
     // A cursor 90% deep: walked in pages of 1,000 (the cursor does not name the page size).
     let cursor: string | undefined = first.json.result.structuredContent.nextCursor
     for (let seen = 1_000; seen < size * 0.9 && cursor !== undefined; seen += 1_000) {
       const page = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, limit: 1_000, cursor } })
       cursor = page.json.result.structuredContent.nextCursor
     }
-    const complete = () =>
+    const complete = (validate = false) =>
       daemon.send("completion/complete", {
         ref: { type: "ref/resource", uri: "weaviate://connections/{connection_id}/tables/{table}/tenants/{tenant}/rows/{uuid}" },
         argument: { name: "tenant", value: "tenant-0" },
         context: { arguments: { connection_id: daemon.connection, table: MT } }
-      })
+      }, validate)
     const completion = await complete()
     if (completion.json.result.completion.values.length !== 100) throw new Error(`completion: ${JSON.stringify(completion.json).slice(0, 300)}`)
     const one = tenantName(Math.floor(size / 2))
-    const found = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, name: one } }, true)
+    const found = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, name: one } })
     if (found.json.result.structuredContent.tenants[0]?.name !== one) throw new Error(`exact lookup: ${JSON.stringify(found.json).slice(0, 300)}`)
     return [
-      await measure(target, daemon, "list_tenants", size, tool(daemon, "list_tenants", { table: MT, limit: TENANT_PAGE })),
+      firstPage,
       await measure(target, daemon, "list_tenants_deep", size, tool(daemon, "list_tenants", { table: MT, limit: TENANT_PAGE, ...(cursor !== undefined ? { cursor } : {}) })),
       await measure(target, daemon, "tenant_completion", size, complete),
       await measure(target, daemon, "tenant_by_name", size, tool(daemon, "list_tenants", { table: MT, name: one }), isTenantListing)
@@ -278,6 +318,11 @@ const millionBytes = (n: number) => {
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "n/a")
 
 const main = async () => {
+  // The daemon's log lines (Cli.serve prints them) stay out of the figures' output.
+  const log = console.error
+  console.error = (...args: Array<unknown>) => {
+    if (!String(args[0]).startsWith("[weaviate-mcp serve")) log(...args)
+  }
   const target = REAL ? await realTarget() : await compatibleTarget()
   const measures: Array<Measure> = []
   const started = performance.now()

@@ -29,6 +29,26 @@ const TableSummary = Schema.Struct({
   }))
 })
 
+/** Patterns whose matches are kept for one schema read (the most recent ones). @category constants */
+export const MAX_PATTERNS_KEPT = 32
+
+const kept = new WeakMap<object, Map<string, ReadonlyArray<unknown>>>()
+
+/**
+ * What `compute` finds for `key` in one schema read, computed once while that read is the cache's:
+ * a page deep into the matches, or the same search again, costs a binary search, not a scan.
+ */
+const memo = <A>(read: object, key: string, compute: () => ReadonlyArray<A>): ReadonlyArray<A> => {
+  let byKey = kept.get(read)
+  if (byKey === undefined) kept.set(read, byKey = new Map())
+  const found = byKey.get(key)
+  if (found !== undefined) return found as ReadonlyArray<A>
+  const value = compute()
+  if (byKey.size >= MAX_PATTERNS_KEPT) byKey.delete(byKey.keys().next().value!)
+  byKey.set(key, value)
+  return value
+}
+
 /** The first position of `sorted` (by `key`) whose key is after `last`. */
 export const positionAfter = <A>(sorted: ReadonlyArray<A>, key: (a: A) => string, last: string | undefined): number => {
   if (last === undefined) return 0
@@ -99,8 +119,10 @@ export const listTables = (env: ToolEnv) =>
       if (InputRequired.is(connection)) return connection
       const after = yield* Paging.after("list_tables", { connection: connection.id, pattern: input.pattern }, input.cursor)
       const read = yield* env.driver.catalog(connection)
-      const regex = input.pattern === undefined ? undefined : namePattern(input.pattern)
-      const matching = regex === undefined ? read.value.collections : read.value.collections.filter((c) => regex.test(c.name))
+      const pattern = input.pattern
+      const matching = pattern === undefined
+        ? read.value.collections
+        : memo(read.value, `tables\u0000${pattern}`, () => read.value.collections.filter((c) => namePattern(pattern).test(c.name)))
       const limit = input.limit ?? Paging.DEFAULT_PAGE
       const from = positionAfter(matching, (c) => c.name, after)
       const page = matching.slice(from, from + limit)
@@ -365,7 +387,7 @@ export const searchSchema = (env: ToolEnv) =>
       const scope = { connection: connection.id, pattern: input.pattern }
       const after = yield* Paging.after("search_schema", scope, input.cursor)
       const read = yield* env.driver.catalog(connection)
-      const all = matchesOf(read.value.collections, namePattern(input.pattern))
+      const all = memo(read.value, `schema\u0000${input.pattern}`, () => matchesOf(read.value.collections, namePattern(input.pattern)))
       const limit = input.limit ?? Paging.DEFAULT_PAGE
       const from = positionAfter(all, matchKey, after)
       const matches = all.slice(from, from + limit)
