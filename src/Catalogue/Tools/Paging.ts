@@ -30,7 +30,7 @@ export const Cursor = Schema.String.pipe(Schema.minLength(1)).annotations({
 /** What a cursor is a page of: another value refuses the cursor. */
 type Scope = Readonly<Record<string, string | number | undefined>>
 
-const canonical = (scope: Scope) => JSON.stringify(Object.keys(scope).sort().map((k) => [k, scope[k] ?? null]))
+const entries = (scope: Scope) => Object.keys(scope).sort().map((k) => [k, scope[k] ?? null])
 
 /**
  * The cursor after `last`, for the listing `scope`.
@@ -38,7 +38,7 @@ const canonical = (scope: Scope) => JSON.stringify(Object.keys(scope).sort().map
  * @category constructors
  */
 export const encode = (scope: Scope, last: string): string =>
-  Buffer.from(JSON.stringify({ s: canonical(scope), a: last }), "utf8").toString("base64url")
+  Buffer.from(JSON.stringify({ s: entries(scope), a: last }), "utf8").toString("base64url")
 
 /**
  * The last item named by a cursor of this listing, or `invalid_argument` for a cursor that is not
@@ -54,10 +54,10 @@ export const after = (tool: string, scope: Scope, cursor: string | undefined): E
   } catch {
     value = undefined
   }
-  if (typeof value !== "object" || value === null || typeof value.a !== "string" || typeof value.s !== "string") {
+  if (typeof value !== "object" || value === null || typeof value.a !== "string" || !Array.isArray(value.s)) {
     return Effect.fail(ToolError.fail("invalid_argument", `cursor is not a nextCursor of ${tool}`))
   }
-  if (value.s !== canonical(scope)) {
+  if (JSON.stringify(value.s) !== JSON.stringify(entries(scope))) {
     return Effect.fail(
       ToolError.fail("invalid_argument", `cursor belongs to another ${tool} listing (another connection, collection or filter): pass the same arguments as for the page it came from, or omit cursor to start again`)
     )
