@@ -329,6 +329,36 @@ const graphqlOn = (
 
 // ===== Service =====
 
+/** Runs `f` on the connection's session (the driver's `withSession`). */
+type WithSession = <A, E, R>(
+  ref: ConnectionRef,
+  f: (session: Session, connection: Connection) => Effect.Effect<A, E, R>
+) => Effect.Effect<A, E | LookupError | RequestError, R>
+
+const notMultiTenant = (collection: CollectionSchema.Collection) =>
+  Effect.fail<RequestError | TenantError>(new TenantRefused({ collection: collection.name, reason: "not_multi_tenant" }))
+
+/** The tenant list from the session's cache, and one tenant by exact name, each within the caller's tenant scope. */
+const tenantOperations = (withSession: WithSession): Pick<Service, "tenantIndex" | "tenant"> => ({
+  tenantIndex: (name, table) =>
+    withSession(name, (session, connection) =>
+      Effect.flatMap(session.schema.get(session.http, table), (collection) =>
+        collection.multiTenancy
+          ? Effect.flatMap(session.caches.tenants(collection), (read) =>
+            Effect.map(Tenants.TenantScope, (scope) => ({ collection, read: scoped(read, scope.allowed(connection.id, collection.name)) })))
+          : notMultiTenant(collection))),
+  tenant: (name, table, tenant) =>
+    withSession(name, (session, connection) =>
+      Effect.flatMap(session.schema.get(session.http, table), (collection) =>
+        collection.multiTenancy
+          ? Effect.flatMap(Tenants.TenantScope, (scope) => {
+            const allowed = scope.allowed(connection.id, collection.name)
+            if (allowed !== undefined && !allowed.includes(tenant)) return Effect.succeed({ collection, tenant: Option.none<Tenants.Tenant>() })
+            return Effect.map(Tenants.getOne(session.http, collection, tenant), (found) => ({ collection, tenant: found }))
+          })
+          : notMultiTenant(collection)))
+})
+
 /** The part of a tenant list a tenant-scoped caller may see (its allowed names that exist). */
 const scoped = (read: StaleCache.Read<TenantIndex.TenantIndex>, allowed: ReadonlyArray<string> | undefined): StaleCache.Read<TenantIndex.TenantIndex> => {
   if (allowed === undefined) return read
@@ -532,22 +562,7 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       listCollections: (name: ConnectionRef) => withHttp(name, (h) => CollectionSchema.list(h)),
       catalog: (name) => withSession(name, (session) => session.caches.catalog),
       shardReadiness: (name) => withSession(name, (session) => session.caches.unreadyShards),
-      tenantIndex: (name, table) =>
-        withSession(name, (session, connection) =>
-          Effect.flatMap(session.schema.get(session.http, table), (collection) =>
-            collection.multiTenancy
-              ? Effect.flatMap(session.caches.tenants(collection), (read) =>
-                Effect.map(Tenants.TenantScope, (scope) => ({ collection, read: scoped(read, scope.allowed(connection.id, collection.name)) })))
-              : Effect.fail<RequestError | TenantError>(new TenantRefused({ collection: collection.name, reason: "not_multi_tenant" })))),
-      tenant: (name, table, tenant) =>
-        withCollection(name, table, (h, collection, connection) =>
-          collection.multiTenancy
-            ? Effect.flatMap(Tenants.TenantScope, (scope) => {
-              const allowed = scope.allowed(connection.id, collection.name)
-              if (allowed !== undefined && !allowed.includes(tenant)) return Effect.succeed({ collection, tenant: Option.none<Tenants.Tenant>() })
-              return Effect.map(Tenants.getOne(h, collection, tenant), (found) => ({ collection, tenant: found }))
-            })
-            : Effect.fail<RequestError | TenantError>(new TenantRefused({ collection: collection.name, reason: "not_multi_tenant" }))),
+      ...tenantOperations(withSession),
       describe,
       placement: (name, table) => withCollection(name, table, (h, c) => Cluster.placement(h, c)),
       unreadyShards: (name, table) =>
