@@ -387,10 +387,21 @@ interface Session {
   readonly scope: Scope.CloseableScope
 }
 
-/** The session's HTTP, telling the schema cache of every request that may change a schema (after it was sent). */
-const watched = (http: WeaviateHttp.WeaviateHttp, listeners: ReadonlyArray<(request: WeaviateHttp.Request) => void>): WeaviateHttp.WeaviateHttp => {
-  const told = <A, E>(request: WeaviateHttp.Request, sent: Effect.Effect<A, E>) =>
-    CollectionSchema.mayChangeSchema(request) ? Effect.ensuring(sent, Effect.sync(() => listeners.forEach((listener) => listener(request)))) : sent
+/**
+ * The session's HTTP, telling the caches of every request that may change a schema (after it was
+ * sent), and of every request the database did not answer (`ConnectionFailed`): a listing is then
+ * read again before it is served, so a server that went away is not hidden behind a cached schema.
+ */
+const watched = (
+  http: WeaviateHttp.WeaviateHttp,
+  listeners: ReadonlyArray<(request: WeaviateHttp.Request) => void>,
+  unanswered: () => void
+): WeaviateHttp.WeaviateHttp => {
+  const told = <A, E>(request: WeaviateHttp.Request, sent: Effect.Effect<A, E>) => {
+    const checked = Effect.tapError(sent, (error) =>
+      (error as { readonly _tag?: unknown })._tag === "ConnectionFailed" ? Effect.sync(unanswered) : Effect.void)
+    return CollectionSchema.mayChangeSchema(request) ? Effect.ensuring(checked, Effect.sync(() => listeners.forEach((listener) => listener(request)))) : checked
+  }
   return { ...http, request: (request) => told(request, http.request(request)), requestOk: (request) => told(request, http.requestOk(request)) }
 }
 
@@ -434,8 +445,9 @@ const makeSessions = Effect.gen(function*() {
       const schema = CollectionSchema.makeCache(ttlMs)
       // The caches read through the watched HTTP too: what they send is never a write.
       const listeners: Array<(request: WeaviateHttp.Request) => void> = [schema.afterRequest]
-      const session = watched(http, listeners)
-      const caches = SessionCaches.make(session, { ttlMs, tenantTtlMs, scope })
+      let caches: SessionCaches.SessionCaches | undefined
+      const session = watched(http, listeners, () => caches?.clear())
+      caches = SessionCaches.make(session, { ttlMs, tenantTtlMs, scope })
       listeners.push(caches.afterRequest)
       return { id: connection.id, fingerprint: fingerprintOf(connection), http: session, schema, caches, scope } satisfies Session
     })

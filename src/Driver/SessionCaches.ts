@@ -5,6 +5,8 @@
  * (`GET /v1/schema/{C}/tenants`, kept as a `TenantIndex`). Each is a `StaleCache`: served stale while
  * it is read again in the background, one read at a time.
  *
+ * A request the database did not answer clears them all (`clear`): the next listing waits for a
+ * fresh read, and fails if the server is gone, instead of hiding it behind a cached schema.
  * Our own writes clear what they may change (`afterRequest`): a write under `/v1/schema` clears the
  * schema and shard status, and the tenants of the collection it names; an object write clears the
  * schema unless every property it names is known (Weaviate's auto-schema), and the tenants of
@@ -56,6 +58,8 @@ export interface SessionCaches {
   readonly unreadyShards: StaleCache.StaleCache<ReadonlyMap<string, ReadonlyArray<UnreadyShard>>, RequestError>["get"]
   readonly tenants: (collection: CollectionSchema.Collection) => Effect.Effect<StaleCache.Read<TenantIndex.TenantIndex>, RequestError>
   readonly afterRequest: (request: WeaviateHttp.Request) => void
+  /** Drops everything (the database did not answer a request: what it holds is read again before it is served). */
+  readonly clear: () => void
 }
 
 const record = (u: unknown): Record<string, unknown> => (typeof u === "object" && u !== null && !Array.isArray(u) ? u as Record<string, unknown> : {})
@@ -166,5 +170,11 @@ export const make = (
     for (const entry of tenantLists.values()) if (entry.collection.tenancy.autoTenantCreation) entry.cache.clear()
   }
 
-  return { catalog: catalog.get, unreadyShards: unready.get, tenants, afterRequest }
+  const clear = () => {
+    catalog.clear()
+    unready.clear()
+    for (const entry of tenantLists.values()) entry.cache.clear()
+  }
+
+  return { catalog: catalog.get, unreadyShards: unready.get, tenants, afterRequest, clear }
 }

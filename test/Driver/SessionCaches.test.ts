@@ -108,4 +108,19 @@ describe("the session caches", () => {
       yield* http.requestOk({ method: "DELETE", path: "/v1/schema/Ours" })
       expect(names((yield* driver.catalog("local")).value.collections)).not.toContain("Ours")
     }).pipe((e) => withDriver(e)))
+
+  it.effect("a request the database did not answer clears the caches: the next listing is read again, not served from before", () =>
+    Effect.gen(function*() {
+      const driver = yield* Driver
+      yield* driver.catalog("local")
+      const schemaReads = () => w.requests.filter((r) => r.method === "GET" && r.path === "/v1/schema").length
+      const before = schemaReads()
+      w.setFault({ kind: "drop" }, { pathPrefix: "/v1/meta" })
+      const failed = yield* Effect.flip(driver.health("local"))
+      w.setFault({ kind: "none" })
+      expect(failed._tag).toBe("ConnectionFailed")
+      const read = yield* driver.catalog("local")
+      expect(read.stale).toBe(false)
+      expect(schemaReads()).toBe(before + 1)
+    }).pipe((e) => withDriver(e)))
 })
