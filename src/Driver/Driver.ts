@@ -30,7 +30,7 @@ import type {
   RequestError,
   TenantForbidden
 } from "./DriverError.ts"
-import { StatementRefused, TenantRefused, UnexpectedResponse } from "./DriverError.ts"
+import { MAX_TENANTS_SHOWN, StatementRefused, TenantRefused, UnexpectedResponse } from "./DriverError.ts"
 import * as FilterBuilder from "./FilterBuilder.ts"
 import * as GraphqlEditor from "./GraphqlEditor.ts"
 import * as Grid from "./Grid.ts"
@@ -359,6 +359,27 @@ const tenantOperations = (withSession: WithSession): Pick<Service, "tenantIndex"
           : notMultiTenant(collection)))
 })
 
+/**
+ * `Tenants.check`, with the tenants a refusal for a missing tenant names taken from the session's
+ * tenant cache: naming the first few never costs a listing of every tenant.
+ */
+const checkTenant = (
+  session: Session,
+  connection: Connection,
+  collection: CollectionSchema.Collection,
+  tenant: string | undefined,
+  purpose: Tenants.Purpose
+): Effect.Effect<string | undefined, RequestError | TenantError> =>
+  collection.multiTenancy && tenant === undefined
+    ? Effect.flatMap(session.caches.tenants(collection), (read) =>
+      Effect.flatMap(Tenants.TenantScope, (scope) => {
+        const index = scoped(read, scope.allowed(connection.id, collection.name)).value
+        // One more than the refusal shows, so that it can say there are more.
+        const names = Array.from({ length: Math.min(index.size, MAX_TENANTS_SHOWN + 1) }, (_, i) => index.name(i))
+        return Effect.fail(new TenantRefused({ collection: collection.name, reason: "required", tenants: names }))
+      }))
+    : Tenants.check(session.http, connection.id, collection, tenant, purpose)
+
 /** The part of a tenant list a tenant-scoped caller may see (its allowed names that exist). */
 const scoped = (read: StaleCache.Read<TenantIndex.TenantIndex>, allowed: ReadonlyArray<string> | undefined): StaleCache.Read<TenantIndex.TenantIndex> => {
   if (allowed === undefined) return read
@@ -539,8 +560,9 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
         connection: Connection
       ) => Effect.Effect<A, E, R>
     ) =>
-      withCollection(name, table, (h, collection, connection) =>
-        Effect.flatMap(Tenants.check(h, connection.id, collection, tenant, purpose), (checked) => f(h, collection, checked, connection)))
+      withSession(name, (session, connection) =>
+        Effect.flatMap(session.schema.get(session.http, table), (collection) =>
+          Effect.flatMap(checkTenant(session, connection, collection, tenant, purpose), (checked) => f(session.http, collection, checked, connection))))
 
     const health = (name: ConnectionRef) => withHttp(name, (h) => checkHealth(h))
 

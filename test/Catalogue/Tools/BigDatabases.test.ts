@@ -284,6 +284,14 @@ describe("big databases over MCP (real Weaviate)", () => {
     expect(since(from, isTenantListing("Big"))).toEqual([])
   })
 
+  it("a refusal for a missing tenant names the first tenants from the tenant cache, not from a listing of every tenant", async () => {
+    ok(await call("list_tenants", { table: "Big", limit: 1 }))
+    const from = w.requests.length
+    const refused = failed(await call("browse_table", { table: "Big" }), "invalid_argument")
+    expect(refused).toMatch(/^invalid_argument: Big is multi-tenant; pass tenant \(tenants: t000, t001, (t\d+, ){17}t\d+ …\)$/)
+    expect(since(from, isTenantListing("Big"))).toEqual([])
+  })
+
   describe("each cap, cut on purpose, says how to narrow or page", () => {
     it("list_tables", async () => {
       const r = await call("list_tables", { pattern: "Pg", limit: 2 })
