@@ -94,10 +94,8 @@ export interface Service {
   readonly listCollections: (connection: ConnectionRef) => Effect.Effect<ReadonlyArray<CollectionSchema.Collection>, LookupError | RequestError>
   /** The whole schema from the session's cache (`SessionCaches`), stale while it is read again. */
   readonly catalog: (connection: ConnectionRef) => Effect.Effect<StaleCache.Read<SessionCaches.Catalog>, LookupError | RequestError>
-  /** Every collection's shards that are not `READY`, from one cached `GET /v1/nodes?output=verbose`. */
-  readonly shardReadiness: (
-    connection: ConnectionRef
-  ) => Effect.Effect<StaleCache.Read<ReadonlyMap<string, ReadonlyArray<SessionCaches.UnreadyShard>>>, LookupError | RequestError>
+  /** Every collection's shards that are not `READY`, from one cached `GET /v1/nodes?output=verbose` (undefined: Weaviate did not say). */
+  readonly shardReadiness: (connection: ConnectionRef) => Effect.Effect<StaleCache.Read<SessionCaches.ShardReadiness>, LookupError | RequestError>
   /**
    * The tenants of a multi-tenant collection the caller may see (`Tenants.TenantScope`), from the
    * session's compact cache: pages, prefixes and completions without reading them again.

@@ -52,10 +52,16 @@ export interface UnreadyShard {
 }
 
 /** @category models */
+export type ShardReadiness = ReadonlyMap<string, ReadonlyArray<UnreadyShard>> | undefined
+
+/** @category models */
 export interface SessionCaches {
   readonly catalog: StaleCache.StaleCache<Catalog, RequestError>["get"]
-  /** The shards not `READY`, by collection (collections whose shards are all ready are absent). */
-  readonly unreadyShards: StaleCache.StaleCache<ReadonlyMap<string, ReadonlyArray<UnreadyShard>>, RequestError>["get"]
+  /**
+   * The shards not `READY`, by collection (collections whose shards are all ready are absent);
+   * undefined when Weaviate does not say (a key without the permission to read `/v1/nodes`).
+   */
+  readonly unreadyShards: StaleCache.StaleCache<ShardReadiness, RequestError>["get"]
   readonly tenants: (collection: CollectionSchema.Collection) => Effect.Effect<StaleCache.Read<TenantIndex.TenantIndex>, RequestError>
   readonly afterRequest: (request: WeaviateHttp.Request) => void
   /** Drops everything (the database did not answer a request: what it holds is read again before it is served). */
@@ -71,10 +77,17 @@ const parsed = (what: string, text: string | undefined): Effect.Effect<unknown, 
 const readCatalog = (http: WeaviateHttp.WeaviateHttp): Effect.Effect<Catalog, RequestError> =>
   Effect.map(CollectionSchema.list(http), (collections) => ({ collections, byName: new Map(collections.map((c) => [c.name, c])) }))
 
-/** Every shard of every collection on every node that is not READY (`vectorIndexingStatus` is the shard's status). */
-const readUnready = (http: WeaviateHttp.WeaviateHttp) =>
-  Effect.flatMap(http.requestOk({ method: "GET", path: "/v1/nodes", query: { output: "verbose" }, raw: true }), (response) =>
-    Effect.map(parsed("GET /v1/nodes", response.text), (json) => {
+/**
+ * Every shard of every collection on every node that is not READY (`vectorIndexingStatus` is the
+ * shard's status, as `GET /v1/schema/{C}/shards` reports it). A key that may not read the nodes gets
+ * `undefined`: the listing goes on without readiness rather than failing (or dropping the session).
+ */
+const readUnready = (http: WeaviateHttp.WeaviateHttp): Effect.Effect<ShardReadiness, RequestError> =>
+  Effect.flatMap(
+    http.request({ method: "GET", path: "/v1/nodes", query: { output: "verbose" }, raw: true }).pipe(
+      Effect.catchTag("AuthenticationFailed", () => Effect.succeed(undefined))
+    ),
+    (response): Effect.Effect<ShardReadiness, RequestError> => response === undefined || response.status !== 200 ? Effect.succeed(undefined) : Effect.map(parsed("GET /v1/nodes", response.text), (json) => {
       const unready = new Map<string, Array<UnreadyShard>>()
       const nodes = record(json)["nodes"]
       for (const node of Array.isArray(nodes) ? nodes.map(record) : []) {

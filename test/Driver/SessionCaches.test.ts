@@ -13,6 +13,8 @@ import { driverLayer } from "../../src/Cli/DriverCli.ts"
 import * as CollectionSchema from "../../src/Driver/CollectionSchema.ts"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
+import { AuthenticationFailed } from "../../src/Driver/DriverError.ts"
+import type * as WeaviateHttp from "../../src/Driver/WeaviateHttp.ts"
 import * as SessionCaches from "../../src/Driver/SessionCaches.ts"
 import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
 import type { WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
@@ -123,4 +125,16 @@ describe("the session caches", () => {
       expect(read.stale).toBe(false)
       expect(schemaReads()).toBe(before + 1)
     }).pipe((e) => withDriver(e)))
+
+  it.scoped("a key that may not read /v1/nodes leaves the shard readiness unknown, without failing the listing", () =>
+    Effect.gen(function*() {
+      const scope = yield* Effect.scope
+      // Weaviate with RBAC answers 403 to a key without the nodes permission; the driver's HTTP turns that into AuthenticationFailed.
+      const http = {
+        request: (request: WeaviateHttp.Request) =>
+          request.path === "/v1/nodes" ? Effect.fail(new AuthenticationFailed({ reason: "forbidden", status: 403 })) : Effect.dieMessage(`unexpected ${request.path}`)
+      } as unknown as WeaviateHttp.WeaviateHttp
+      const caches = SessionCaches.make(http, { ttlMs: TTL, tenantTtlMs: TENANT_TTL, scope })
+      expect((yield* caches.unreadyShards).value).toBeUndefined()
+    }))
 })

@@ -4,7 +4,8 @@
  *
  * - `connection_id`: the ids of the connections the principal may see whose id or name starts with
  *   the value;
- * - `table`: the collections of the connection named in `context.arguments.connection_id`;
+ * - `table`: the collections of the connection named in `context.arguments.connection_id` (from the
+ *   session's schema cache);
  * - `column` / `property` (prompt arguments): the properties of that connection's `table`;
  * - `tenant`: the tenants of that `table` the principal may use (a tenant-scoped token sees only its own),
  *   from the session's tenant cache (`Driver.tenantIndex`).
@@ -62,9 +63,13 @@ export const make = Effect.gen(function*() {
     return connections.find((c) => c.id === idOrName) ?? connections.find((c) => c.name === idOrName)
   })
 
-  // A server that is down completes to nothing rather than failing the client's typing.
+  // From the session's schema cache, like the listings. A server that is down completes to nothing
+  // rather than failing the client's typing.
   const collectionsOf = (connection: Connection) =>
-    driver.listCollections(connection).pipe(Effect.orElseSucceed((): ReadonlyArray<CollectionSchema.Collection> => []))
+    driver.catalog(connection).pipe(
+      Effect.map((read) => read.value.collections),
+      Effect.orElseSucceed((): ReadonlyArray<CollectionSchema.Collection> => [])
+    )
 
   const argumentNames = (ref: { readonly type: "ref/prompt"; readonly name: string } | { readonly type: "ref/resource"; readonly uri: string }) => {
     if (ref.type === "ref/prompt") {

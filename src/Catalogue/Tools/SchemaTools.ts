@@ -130,7 +130,7 @@ export const listTables = (env: ToolEnv) =>
       const unready = page.some((c) => !c.multiTenancy) ? (yield* env.driver.shardReadiness(connection)).value : new Map()
       const tables = yield* Effect.forEach(
         page,
-        (c) => summaryOf(env, connection, c, c.multiTenancy ? [] : unready.get(c.name) ?? [], input.include_counts === true),
+        (c) => summaryOf(env, connection, c, c.multiTenancy ? [] : unready?.get(c.name) ?? [], input.include_counts === true),
         { concurrency: 4 }
       )
       const nextCursor = from + limit < matching.length ? Paging.encode({ connection: connection.id, pattern: input.pattern }, page[page.length - 1]!.name) : undefined
@@ -141,6 +141,7 @@ export const listTables = (env: ToolEnv) =>
           ? input.pattern === undefined ? `${connection.name} has no collections.` : `No collection of ${connection.name} matches ${JSON.stringify(input.pattern)}.`
           : tables.length === 0 ? "No more collections after the cursor." : TextTable.render(columns, tables),
         ...(notReady.length === 0 ? [] : [`shards not ready: ${notReady.join("; ")}`]),
+        ...(unready === undefined ? ["[shard readiness unknown: Weaviate did not list its nodes to this key]"] : []),
         ...(nextCursor === undefined ? [] : [Paging.moreLine(tables.length, matching.length, "collections", "pattern", nextCursor)]),
         Paging.staleLine(read, "the schema")
       ].filter((line) => line !== "").join("\n")
