@@ -52,15 +52,20 @@ export const make = <A, E>(load: Effect.Effect<A, E>, options: { readonly ttlMs:
     const deferred = Deferred.unsafeMake<A, E>(undefined as never)
     inFlight = deferred
     const started = generation
+    const settled = Effect.sync(() => {
+      if (inFlight === deferred) inFlight = undefined
+    })
     const run = Effect.flatMap(Clock.currentTimeMillis, (at) =>
       Effect.exit(load).pipe(
         Effect.flatMap((exit) =>
           Effect.sync(() => {
-            if (inFlight === deferred) inFlight = undefined
             if (Exit.isSuccess(exit) && started === generation) held = { value: exit.value, at }
-          }).pipe(Effect.zipRight(Deferred.done(deferred, exit)))
+          }).pipe(Effect.zipRight(settled), Effect.zipRight(Deferred.done(deferred, exit)))
         )
-      ))
+      )).pipe(
+        // The scope closed (the session ended) while reading: its waiters end too, rather than wait forever.
+        Effect.onInterrupt(() => Effect.zipRight(settled, Deferred.interrupt(deferred)))
+      )
     return Effect.as(Effect.forkIn(run, options.scope), deferred)
   })
 

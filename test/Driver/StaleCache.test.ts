@@ -7,6 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
@@ -132,7 +133,7 @@ describe("StaleCache", () => {
       yield* l.release(1, 7)
       expect((yield* Fiber.join(waiter)).value).toBe(7)
       expect(l.runs()).toBe(1)
-      yield* Scope.close(scope, { _tag: "Success", value: undefined } as never)
+      yield* Scope.close(scope, Exit.void)
     }))
 
   it.scoped("with a time to live of 0 every get reads again", () =>
@@ -142,5 +143,18 @@ describe("StaleCache", () => {
       const cache = StaleCache.make(Effect.sync(() => ++runs), { ttlMs: 0, scope })
       expect((yield* cache.get).value).toBe(1)
       expect((yield* cache.get).value).toBe(2)
+    }))
+
+  it.effect("the scope closing while a read runs (the session ended) ends its waiters instead of leaving them waiting", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const l = yield* gatedLoad
+      const cache = StaleCache.make(l.load, { ttlMs: 1_000, scope })
+      const waiter = yield* Effect.fork(cache.get)
+      yield* settle
+      expect(l.runs()).toBe(1)
+      yield* Scope.close(scope, Exit.void)
+      const exit = yield* Fiber.await(waiter)
+      expect(Exit.isInterrupted(exit)).toBe(true)
     }))
 })
