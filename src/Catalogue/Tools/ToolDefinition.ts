@@ -33,6 +33,7 @@ import { type CallToolResult, complete, type HandlerContext, type Outcome, type 
 import { tenantScopeOf } from "../ConnectionAccess.ts"
 import { CurrentPrincipal } from "../../Auth/Principal.ts"
 import { TenantScope } from "../../Driver/Tenants.ts"
+import { capText } from "./TextCap.ts"
 import * as ToolError from "./ToolError.ts"
 
 /** @category models */
@@ -161,33 +162,6 @@ const redactDeep = (value: unknown): unknown => {
     return copy ?? value
   }
   return value
-}
-
-/**
- * The most characters of a tool's text answer (about 8,000 tokens): a longer text is cut at a line
- * end and says so, with how to narrow or page. `structuredContent` is not cut (the listings page it).
- *
- * @category constants
- */
-export const MAX_TEXT_CHARS = 32_000
-
-/** What a text cut at `MAX_TEXT_CHARS` ends with when the tool names no better way. */
-const DEFAULT_NARROW = "ask for less (a filter, fewer columns or rows, a smaller limit)"
-
-/**
- * `text` within `MAX_TEXT_CHARS`: cut at the last line end before the cap, with a last line that
- * says how much was left out and how to narrow or page.
- *
- * @category rendering
- */
-export const capText = (text: string, narrow: string = DEFAULT_NARROW): string => {
-  if (text.length <= MAX_TEXT_CHARS) return text
-  const note = `\n[cut: this text is capped at ${MAX_TEXT_CHARS.toLocaleString("en-US")} characters and held ${
-    text.length.toLocaleString("en-US")
-  }; structuredContent has all of it. To see the rest, narrow or page: ${narrow}]`
-  const room = MAX_TEXT_CHARS - note.length
-  const end = text.lastIndexOf("\n", room)
-  return `${text.slice(0, end > 0 ? end : room)}${note}`
 }
 
 /**

@@ -7,7 +7,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
 import * as Paging from "../../../src/Catalogue/Tools/Paging.ts"
-import { capText, MAX_TEXT_CHARS } from "../../../src/Catalogue/Tools/ToolDefinition.ts"
+import { capError, capText, MAX_TEXT_CHARS } from "../../../src/Catalogue/Tools/TextCap.ts"
+import * as ToolError from "../../../src/Catalogue/Tools/ToolError.ts"
 
 const after = (tool: string, scope: Record<string, string | undefined>, cursor: string | undefined) =>
   Effect.runSync(Effect.either(Paging.after(tool, scope, cursor)))
@@ -49,5 +50,17 @@ describe("the text cap", () => {
       `[cut: this text is capped at 32,000 characters and held ${text.length.toLocaleString("en-US")}; structuredContent has all of it. ` +
         "To see the rest, narrow or page: a smaller limit]"
     )
+  })
+
+  it("an error's text is capped too: a database's very long message is cut and says so", () => {
+    const message = Array.from({ length: 3_000 }, (_, i) => `init shard tenant-${i}: too many open files`).join("\n")
+    const result = ToolError.toResult(ToolError.fail("query_failed", message))
+    const text = (result.content[0] as { text: string }).text
+    expect(text.length).toBeLessThanOrEqual(MAX_TEXT_CHARS)
+    expect(text.startsWith("query_failed: init shard tenant-0: too many open files\n")).toBe(true)
+    expect(text.slice(text.lastIndexOf("\n") + 1)).toBe(
+      `[cut: this error message is capped at 32,000 characters and held ${("query_failed: " + message).length.toLocaleString("en-US")}]`
+    )
+    expect(capError("short")).toBe("short")
   })
 })
