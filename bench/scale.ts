@@ -44,6 +44,8 @@ const TENANTS = REAL ? [1_000, 20_000] : SMALL ? [1_000, 10_000] : [1_000, 10_00
 const MILLION = REAL || SMALL ? 0 : 1_000_000
 /** Warm calls measured per tool and size (bounded). */
 const CALLS = Math.min(Math.max(Number(process.env["CALLS"] ?? 100), 5), 500)
+/** The warm calls are made in this many turns over the sizes. */
+const ROUNDS = 5
 const TABLE_PAGE = 5
 const TENANT_PAGE = 100
 const MT = "BigTenants"
@@ -217,93 +219,178 @@ const daemonFor = async (target: Target) => {
 
 type Daemon = Awaited<ReturnType<typeof daemonFor>>
 
-const measure = async (
-  target: Target,
-  daemon: Daemon,
-  tool: string,
-  size: number,
-  call: (validate?: boolean) => Promise<{ ms: number; bytes: number }>,
-  listing: (r: RecordedRequest) => boolean = () => false
-): Promise<Measure> => {
-  target.clear()
-  // The first call of the tool on this daemon: validated against the official schema, and reported apart.
-  const cold = await call(true)
-  const coldRequests = target.requests().length
+/** One tool of one size: how to call it, and which requests count as a listing. */
+interface Probe {
+  readonly tool: string
+  readonly call: (validate?: boolean) => Promise<{ ms: number; bytes: number }>
+  readonly listing?: (r: RecordedRequest) => boolean
+}
+
+/** One size served by its own daemon (and, on the compatible instance, its own Weaviate), its tools' cold calls done. */
+interface Setup {
+  readonly size: number
+  readonly target: Target
+  readonly daemon: Daemon
+  readonly probes: ReadonlyArray<Probe>
+  readonly cold: Map<string, { readonly ms: number; readonly requests: number }>
+  readonly warm: Map<string, { readonly times: Array<number>; bytes: number; requests: number; listings: number; calls: number }>
+}
+
+/** The first call of a tool on its daemon, validated against the official schema and reported apart. */
+const coldCall = async (setup: Setup, probe: Probe) => {
+  setup.target.clear()
+  const cold = await probe.call(true)
+  setup.cold.set(probe.tool, { ms: cold.ms, requests: setup.target.requests().length })
   // A second call lets a background read the first one started finish before the warm calls.
-  await call()
-  target.clear()
-  const times: Array<number> = []
-  let bytes = 0
-  for (let i = 0; i < CALLS; i++) {
-    const r = await call()
-    times.push(r.ms)
-    bytes = r.bytes
-  }
-  const requests = target.requests()
-  return {
-    tool,
-    size,
-    coldMs: cold.ms,
-    coldRequests,
-    p50Ms: median(times),
-    bytes,
-    requestsPerCall: requests.length / CALLS,
-    listingsPerCall: requests.filter(listing).length / CALLS,
-    rssMb: rssKb(daemon.pid) / 1024
+  await probe.call()
+}
+
+/** `calls` warm calls of every tool of a setup, added to what earlier rounds measured. */
+const warmRound = async (setup: Setup, calls: number) => {
+  for (const probe of setup.probes) {
+    const entry = setup.warm.get(probe.tool) ?? { times: [], bytes: 0, requests: 0, listings: 0, calls: 0 }
+    setup.target.clear()
+    for (let i = 0; i < calls; i++) {
+      const r = await probe.call()
+      entry.times.push(r.ms)
+      entry.bytes = r.bytes
+    }
+    const requests = setup.target.requests()
+    entry.requests += requests.length
+    entry.listings += requests.filter(probe.listing ?? (() => false)).length
+    entry.calls += calls
+    setup.warm.set(probe.tool, entry)
   }
 }
+
+/** The measures of a setup after its rounds. */
+const measuresOf = (setup: Setup): Array<Measure> =>
+  setup.probes.map((probe) => {
+    const warm = setup.warm.get(probe.tool)!
+    const cold = setup.cold.get(probe.tool)!
+    return {
+      tool: probe.tool,
+      size: setup.size,
+      coldMs: cold.ms,
+      coldRequests: cold.requests,
+      p50Ms: median(warm.times),
+      bytes: warm.bytes,
+      requestsPerCall: warm.requests / warm.calls,
+      listingsPerCall: warm.listings / warm.calls,
+      rssMb: rssKb(setup.daemon.pid) / 1024
+    }
+  })
 
 const tool = (daemon: Daemon, name: string, args: Record<string, unknown>) => (validate = false) =>
   daemon.send("tools/call", { name, arguments: { connection_id: daemon.connection, ...args } }, validate)
 
-const collectionRows = async (target: Target, size: number): Promise<Array<Measure>> => {
-  await target.reset()
+const setupOf = (size: number, target: Target, daemon: Daemon, probes: ReadonlyArray<Probe>): Setup => ({
+  size,
+  target,
+  daemon,
+  probes,
+  cold: new Map(),
+  warm: new Map()
+})
+
+const collectionSetup = async (target: Target, size: number): Promise<Setup> => {
   await target.seedCollections(size)
   const daemon = await daemonFor(target)
-  try {
-    return [
-      await measure(target, daemon, "list_tables", size, tool(daemon, "list_tables", { limit: TABLE_PAGE })),
-      await measure(target, daemon, "search_schema", size, tool(daemon, "search_schema", { pattern: "label", limit: TABLE_PAGE }))
-    ]
-  } finally {
-    await daemon.stop()
-  }
+  const setup = setupOf(size, target, daemon, [
+    { tool: "list_tables", call: tool(daemon, "list_tables", { limit: TABLE_PAGE }) },
+    { tool: "search_schema", call: tool(daemon, "search_schema", { pattern: "label", limit: TABLE_PAGE }) }
+  ])
+  for (const probe of setup.probes) await coldCall(setup, probe)
+  return setup
 }
 
 const isTenantListing = (r: RecordedRequest) => r.method === "GET" && /^\/v1\/schema\/[^/]+\/tenants$/.test(r.path)
 
-const tenantRows = async (target: Target, size: number): Promise<Array<Measure>> => {
-  await target.reset()
+const tenantSetup = async (target: Target, size: number): Promise<Setup> => {
   await target.seedTenants(size)
   const daemon = await daemonFor(target)
+  const firstPage: Probe = { tool: "list_tenants", call: tool(daemon, "list_tenants", { table: MT, limit: TENANT_PAGE }) }
+  const setup = setupOf(size, target, daemon, [])
+  // The first page's cold call is the first call of all: it reads the tenant list.
+  await coldCall(setup, firstPage)
+  const first = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, limit: 1_000 } })
+  // A cursor 90% deep: walked in pages of 1,000 (the cursor does not name the page size).
+  let cursor: string | undefined = first.json.result.structuredContent.nextCursor
+  for (let seen = 1_000; seen < size * 0.9 && cursor !== undefined; seen += 1_000) {
+    const page = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, limit: 1_000, cursor } })
+    cursor = page.json.result.structuredContent.nextCursor
+  }
+  const complete = (validate = false) =>
+    daemon.send("completion/complete", {
+      ref: { type: "ref/resource", uri: "weaviate://connections/{connection_id}/tables/{table}/tenants/{tenant}/rows/{uuid}" },
+      argument: { name: "tenant", value: "tenant-0" },
+      context: { arguments: { connection_id: daemon.connection, table: MT } }
+    }, validate)
+  const completion = await complete()
+  if (completion.json.result.completion.values.length !== 100) throw new Error(`completion: ${JSON.stringify(completion.json).slice(0, 300)}`)
+  const one = tenantName(Math.floor(size / 2))
+  const found = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, name: one } })
+  if (found.json.result.structuredContent.tenants[0]?.name !== one) throw new Error(`exact lookup: ${JSON.stringify(found.json).slice(0, 300)}`)
+  const rest: Array<Probe> = [
+    { tool: "list_tenants_deep", call: tool(daemon, "list_tenants", { table: MT, limit: TENANT_PAGE, ...(cursor !== undefined ? { cursor } : {}) }) },
+    { tool: "tenant_completion", call: complete },
+    { tool: "tenant_by_name", call: tool(daemon, "list_tenants", { table: MT, name: one }), listing: isTenantListing }
+  ]
+  for (const probe of rest) await coldCall(setup, probe)
+  return { ...setup, probes: [firstPage, ...rest] }
+}
+
+/**
+ * The warm calls of several sizes in turns (`ROUNDS` rounds, each size in each): a machine whose
+ * load changes during the run weighs on every size alike, not on the size measured at the time.
+ */
+const interleaved = async (setups: ReadonlyArray<Setup>) => {
+  const perRound = Math.max(1, Math.ceil(CALLS / ROUNDS))
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const setup of round % 2 === 0 ? setups : [...setups].reverse()) await warmRound(setup, perRound)
+  }
+  return setups.flatMap(measuresOf)
+}
+
+/**
+ * Every size of one kind. On the compatible instance each size has its own instance and daemon, all
+ * up at once and measured in turns; the real Weaviate holds one size at a time.
+ */
+const sizes = async (
+  kind: string,
+  counts: ReadonlyArray<number>,
+  make: (target: Target, size: number) => Promise<Setup>,
+  shared: Target | undefined
+): Promise<Array<Measure>> => {
+  const setups: Array<Setup> = []
+  const measures: Array<Measure> = []
   try {
-    const firstPage = await measure(target, daemon, "list_tenants", size, tool(daemon, "list_tenants", { table: MT, limit: TENANT_PAGE }))
-    const first = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, limit: 1_000 } })
-    // A cursor 90% deep: walked in pages of 1,000 (the cursor does not name the page size).
-    let cursor: string | undefined = first.json.result.structuredContent.nextCursor
-    for (let seen = 1_000; seen < size * 0.9 && cursor !== undefined; seen += 1_000) {
-      const page = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, limit: 1_000, cursor } })
-      cursor = page.json.result.structuredContent.nextCursor
+    for (const size of counts) {
+      console.log(`… ${size.toLocaleString("en-US")} ${kind}`)
+      if (shared !== undefined) {
+        await shared.reset()
+        const setup = await make(shared, size)
+        try {
+          measures.push(...await interleaved([setup]))
+        } finally {
+          await setup.daemon.stop()
+        }
+        continue
+      }
+      const target = await compatibleTarget()
+      try {
+        setups.push(await make(target, size))
+      } catch (e) {
+        await target.close()
+        throw e
+      }
     }
-    const complete = (validate = false) =>
-      daemon.send("completion/complete", {
-        ref: { type: "ref/resource", uri: "weaviate://connections/{connection_id}/tables/{table}/tenants/{tenant}/rows/{uuid}" },
-        argument: { name: "tenant", value: "tenant-0" },
-        context: { arguments: { connection_id: daemon.connection, table: MT } }
-      }, validate)
-    const completion = await complete()
-    if (completion.json.result.completion.values.length !== 100) throw new Error(`completion: ${JSON.stringify(completion.json).slice(0, 300)}`)
-    const one = tenantName(Math.floor(size / 2))
-    const found = await daemon.send("tools/call", { name: "list_tenants", arguments: { connection_id: daemon.connection, table: MT, name: one } })
-    if (found.json.result.structuredContent.tenants[0]?.name !== one) throw new Error(`exact lookup: ${JSON.stringify(found.json).slice(0, 300)}`)
-    return [
-      firstPage,
-      await measure(target, daemon, "list_tenants_deep", size, tool(daemon, "list_tenants", { table: MT, limit: TENANT_PAGE, ...(cursor !== undefined ? { cursor } : {}) })),
-      await measure(target, daemon, "tenant_completion", size, complete),
-      await measure(target, daemon, "tenant_by_name", size, tool(daemon, "list_tenants", { table: MT, name: one }), isTenantListing)
-    ]
+    return shared !== undefined ? measures : await interleaved(setups)
   } finally {
-    await daemon.stop()
+    for (const setup of setups) {
+      await setup.daemon.stop()
+      await setup.target.close()
+    }
   }
 }
 
@@ -331,26 +418,19 @@ const main = async () => {
   console.error = (...args: Array<unknown>) => {
     if (!String(args[0]).startsWith("[weaviate-mcp serve")) log(...args)
   }
-  const target = REAL ? await realTarget() : await compatibleTarget()
+  const shared = REAL ? await realTarget() : undefined
   const measures: Array<Measure> = []
   const started = performance.now()
   try {
-    for (const size of COLLECTIONS) {
-      console.log(`… ${size} collections`)
-      measures.push(...await collectionRows(target, size))
-    }
-    for (const size of TENANTS) {
-      console.log(`… ${size} tenants`)
-      measures.push(...await tenantRows(target, size))
-    }
+    measures.push(...await sizes("collections", COLLECTIONS, collectionSetup, shared))
+    measures.push(...await sizes("tenants", TENANTS, tenantSetup, shared))
     if (MILLION > 0) {
-      console.log(`… ${MILLION} tenants (memory)`)
-      const [page] = await tenantRows(target, MILLION)
+      const [page] = await sizes("tenants (memory)", [MILLION], tenantSetup, undefined)
       console.log(`daemon at ${MILLION.toLocaleString("en-US")} tenants: list_tenants cold ${fmt(page!.coldMs, 0)} ms, p50 ${fmt(page!.p50Ms, 2)} ms, RSS ${fmt(page!.rssMb)} MB`)
       measures.push({ ...page!, tool: "list_tenants_million" })
     }
   } finally {
-    await target.close()
+    await shared?.close()
   }
 
   console.log(`\n${REAL ? "real Weaviate 1.39" : "compatible instance"}; ${CALLS} warm calls each; ${((performance.now() - started) / 1000).toFixed(0)} s\n`)
