@@ -447,6 +447,7 @@ const makeSessions = Effect.gen(function*() {
   const sessions = yield* SynchronizedRef.make(new Map<string, Session>())
   const ttlMs = yield* CollectionSchema.CacheTtl
   const tenantTtlMs = ttlMs <= 0 ? 0 : yield* SessionCaches.TenantCacheTtl
+  const shardTtlMs = ttlMs <= 0 ? 0 : yield* SessionCaches.ShardStatusTtl
 
   const close = (session: Session) => Scope.close(session.scope, Exit.void)
 
@@ -466,7 +467,7 @@ const makeSessions = Effect.gen(function*() {
       const listeners: Array<(request: WeaviateHttp.Request) => void> = [schema.afterRequest]
       let caches: SessionCaches.SessionCaches | undefined
       const session = watched(http, listeners, () => caches?.clear())
-      caches = SessionCaches.make(session, { ttlMs, tenantTtlMs, scope })
+      caches = SessionCaches.make(session, { ttlMs, shardTtlMs, tenantTtlMs, scope })
       listeners.push(caches.afterRequest)
       return { id: connection.id, fingerprint: fingerprintOf(connection), http: session, schema, caches, scope } satisfies Session
     })

@@ -36,6 +36,17 @@ export class TenantCacheTtl extends Context.Reference<TenantCacheTtl>()("weaviat
   defaultValue: () => 10_000
 }) {}
 
+/**
+ * How long the shard status of every collection (`GET /v1/nodes?output=verbose`) is reused
+ * (milliseconds). Default 2,000, as the schema's; its own setting because a shard's status changes
+ * without any schema change (a full disk makes it READONLY). A schema cache time of 0 turns it off too.
+ *
+ * @category cache
+ */
+export class ShardStatusTtl extends Context.Reference<ShardStatusTtl>()("weaviate-mcp/SessionCaches/ShardStatusTtl", {
+  defaultValue: () => 2_000
+}) {}
+
 /** The collections whose tenant lists one session keeps at most (the least recently used goes). @category constants */
 export const MAX_TENANT_LISTS = 16
 
@@ -148,10 +159,10 @@ const knownProperties = (catalog: Catalog | undefined, request: WeaviateHttp.Req
  */
 export const make = (
   http: WeaviateHttp.WeaviateHttp,
-  options: { readonly ttlMs: number; readonly tenantTtlMs: number; readonly scope: Scope.Scope }
+  options: { readonly ttlMs: number; readonly shardTtlMs: number; readonly tenantTtlMs: number; readonly scope: Scope.Scope }
 ): SessionCaches => {
   const catalog = StaleCache.make(readCatalog(http), { ttlMs: options.ttlMs, scope: options.scope })
-  const unready = StaleCache.make(readUnready(http), { ttlMs: options.ttlMs, scope: options.scope })
+  const unready = StaleCache.make(readUnready(http), { ttlMs: options.shardTtlMs, scope: options.scope })
   // Insertion order is recency: a list read is moved to the end; the first goes past the bound.
   const tenantLists = new Map<string, { readonly collection: CollectionSchema.Collection; readonly cache: StaleCache.StaleCache<TenantIndex.TenantIndex, RequestError> }>()
 

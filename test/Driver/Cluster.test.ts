@@ -128,7 +128,7 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
     try {
       // Weaviate applies the status through Raft after it answered: wait (bounded) until it shows
       await pollUntil(async () => (await shardStatus(shard)) === "READONLY", "the shard to be READONLY")
-      // The shard status is cached with the schema (one /v1/nodes for every collection): a change made
+      // The shard status is cached (one /v1/nodes for every collection, SessionCaches.ShardStatusTtl): a change made
       // elsewhere shows once the cache is older than its time (2 s), read again in the background.
       let r: any
       await pollUntil(async () => {

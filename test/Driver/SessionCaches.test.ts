@@ -134,7 +134,7 @@ describe("the session caches", () => {
         request: (request: WeaviateHttp.Request) =>
           request.path === "/v1/nodes" ? Effect.fail(new AuthenticationFailed({ reason: "forbidden", status: 403 })) : Effect.dieMessage(`unexpected ${request.path}`)
       } as unknown as WeaviateHttp.WeaviateHttp
-      const caches = SessionCaches.make(http, { ttlMs: TTL, tenantTtlMs: TENANT_TTL, scope })
+      const caches = SessionCaches.make(http, { ttlMs: TTL, shardTtlMs: TTL, tenantTtlMs: TENANT_TTL, scope })
       expect((yield* caches.unreadyShards).value).toBeUndefined()
     }))
 })
