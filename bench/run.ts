@@ -14,24 +14,30 @@ import { MISSED_EXIT, type Row } from "./support/Results.ts"
 import * as Targets from "./support/Targets.ts"
 
 /** Each scenario: its name (`npm run bench:NAME`), the scripts it runs, the scenarios its rows carry. */
-export const SCENARIOS: ReadonlyArray<{ readonly name: string; readonly scripts: ReadonlyArray<string>; readonly scenarios: ReadonlyArray<Row["scenario"]> }> = [
+export const SCENARIOS: ReadonlyArray<{
+  readonly name: string
+  readonly scripts: ReadonlyArray<string>
+  readonly scenarios: ReadonlyArray<Row["scenario"]>
+  /** Node flags the scenario's scripts need (as its `npm run bench:NAME` gives them). */
+  readonly nodeArgs?: ReadonlyArray<string>
+}> = [
   { name: "tools-list", scripts: ["tools-list.ts"], scenarios: ["tools/list"] },
   { name: "startup-memory", scripts: ["startup-memory.ts"], scenarios: ["startup", "memory"] },
   { name: "cancel", scripts: ["cancel.ts"], scenarios: ["cancel"] },
   { name: "browse", scripts: ["browse.ts"], scenarios: ["browse"] },
   { name: "peers", scripts: ["peers.ts"], scenarios: ["execute_query", "vector_search", "insert_rows"] },
   { name: "bridge", scripts: ["bridge.ts"], scenarios: ["bridge"] },
-  { name: "bulk", scripts: ["bulk.ts", "bulk-memory.ts"], scenarios: ["export", "import"] }
+  { name: "bulk", scripts: ["bulk.ts", "bulk-memory.ts"], scenarios: ["export", "import"] },
+  { name: "scale", scripts: ["scale.ts"], scenarios: ["scale"], nodeArgs: ["--expose-gc"] }
 ]
 
 /** A scenario's longest run before it is stopped (every loop of a benchmark is bounded; this bounds the whole). */
 const SCENARIO_LIMIT_MS = 8 * 60_000
 
-const TSX = NodePath.resolve(import.meta.dirname, "..", "node_modules", ".bin", "tsx")
-
-const runScript = (script: string, env: NodeJS.ProcessEnv) =>
+const runScript = (script: string, nodeArgs: ReadonlyArray<string>, env: NodeJS.ProcessEnv) =>
   new Promise<number>((resolve) => {
-    const child = NodeChildProcess.spawn(TSX, [NodePath.join(import.meta.dirname, script)], { stdio: "inherit", env })
+    const argv = [...nodeArgs, "--import", "tsx", NodePath.join(import.meta.dirname, script)]
+    const child = NodeChildProcess.spawn(process.execPath, argv, { stdio: "inherit", env })
     const timer = setTimeout(() => {
       console.error(`bench: ${script} ran past ${SCENARIO_LIMIT_MS / 60_000} minutes; stopping it`)
       child.kill("SIGTERM")
@@ -66,7 +72,7 @@ const main = async () => {
       const t0 = performance.now()
       for (const script of scenario.scripts) {
         console.log(`\n===== bench:${scenario.name} (${script}) =====`)
-        const code = await runScript(script, { ...process.env, BENCH_RUN_ROWS: rowsFile })
+        const code = await runScript(script, scenario.nodeArgs ?? [], { ...process.env, BENCH_RUN_ROWS: rowsFile })
         if (code !== 0 && code !== MISSED_EXIT) failed.push(`${scenario.name} (${script}, exit ${code})`)
       }
       times.push(`${scenario.name} ${((performance.now() - t0) / 1000).toFixed(0)} s`)

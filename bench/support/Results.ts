@@ -6,7 +6,10 @@
  * adds the scenario `bridge` and the baselines `node-start` (bare `node -e ''`), `minimal-bridge` and `daemon-http`; the bulk
  * benchmark the scenarios `export` and `import` and the baseline `weaviate-client` (the gRPC client);
  * the memory benchmark measures the daemon against itself too: `idle-settled` (its own settled idle
- * RSS, for what a load leaves behind) and `first-100k-settled` (after the first of three loads, for growth).
+ * RSS, for what a load leaves behind) and `first-100k-settled` (after the first of three loads, for growth);
+ * the scale benchmark the scenario `scale` and the baselines `smallest-size` (each row's figure at the smallest
+ * size measured, its `ours` at the largest) and `budget` (the stated bound: 1 request a call, 100 bytes a
+ * tenant).
  */
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -18,12 +21,12 @@ export const MISSED_EXIT = 3
 export const RESULTS = NodePath.join(import.meta.dirname, "..", "results.json")
 
 export interface Row {
-  readonly scenario: "tools/list" | "execute_query" | "browse" | "cancel" | "startup" | "memory" | "vector_search" | "insert_rows" | "bridge" | "export" | "import"
+  readonly scenario: "tools/list" | "execute_query" | "browse" | "cancel" | "startup" | "memory" | "vector_search" | "insert_rows" | "bridge" | "export" | "import" | "scale"
   readonly metric: string
   readonly unit: string
   readonly ours: number
   readonly baseline: number
-  readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client" | "weaviate-mcp-server" | "lean-node" | "node-start" | "daemon-http" | "weaviate-client" | "minimal-bridge" | "idle-settled" | "first-100k-settled"
+  readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client" | "weaviate-mcp-server" | "lean-node" | "node-start" | "daemon-http" | "weaviate-client" | "minimal-bridge" | "idle-settled" | "first-100k-settled" | "smallest-size" | "budget"
   readonly ratio: number
 }
 

@@ -11,7 +11,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import type * as Option from "effect/Option"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
@@ -30,12 +30,15 @@ import type {
   RequestError,
   TenantForbidden
 } from "./DriverError.ts"
-import { StatementRefused, TenantRefused, UnexpectedResponse } from "./DriverError.ts"
+import { MAX_TENANTS_SHOWN, StatementRefused, TenantRefused, UnexpectedResponse } from "./DriverError.ts"
 import * as FilterBuilder from "./FilterBuilder.ts"
 import * as GraphqlEditor from "./GraphqlEditor.ts"
 import * as Grid from "./Grid.ts"
 import * as RestConsole from "./RestConsole.ts"
 import * as RowEdits from "./RowEdits.ts"
+import * as SessionCaches from "./SessionCaches.ts"
+import type * as StaleCache from "./StaleCache.ts"
+import * as TenantIndex from "./TenantIndex.ts"
 import * as Tenants from "./Tenants.ts"
 import * as WeaviateHttp from "./WeaviateHttp.ts"
 
@@ -89,6 +92,30 @@ export interface Service {
   readonly http: (connection: ConnectionRef) => Effect.Effect<WeaviateHttp.WeaviateHttp, LookupError | RequestError>
 
   readonly listCollections: (connection: ConnectionRef) => Effect.Effect<ReadonlyArray<CollectionSchema.Collection>, LookupError | RequestError>
+  /** The whole schema from the session's cache (`SessionCaches`), stale while it is read again. */
+  readonly catalog: (connection: ConnectionRef) => Effect.Effect<StaleCache.Read<SessionCaches.Catalog>, LookupError | RequestError>
+  /** Every collection's shards that are not `READY`, from one cached `GET /v1/nodes?output=verbose` (undefined: Weaviate did not say). */
+  readonly shardReadiness: (connection: ConnectionRef) => Effect.Effect<StaleCache.Read<SessionCaches.ShardReadiness>, LookupError | RequestError>
+  /**
+   * The tenants of a multi-tenant collection the caller may see (`Tenants.TenantScope`), from the
+   * session's compact cache: pages, prefixes and completions without reading them again.
+   */
+  readonly tenantIndex: (
+    connection: ConnectionRef,
+    table: string
+  ) => Effect.Effect<
+    { readonly collection: CollectionSchema.Collection; readonly read: StaleCache.Read<TenantIndex.TenantIndex> },
+    LookupError | RequestError | CollectionNotFound | TenantError
+  >
+  /** One tenant by its exact name (`GET /v1/schema/{C}/tenants/{name}`, no listing); none when absent or not visible. */
+  readonly tenant: (
+    connection: ConnectionRef,
+    table: string,
+    name: string
+  ) => Effect.Effect<
+    { readonly collection: CollectionSchema.Collection; readonly tenant: Option.Option<Tenants.Tenant> },
+    LookupError | RequestError | CollectionNotFound | TenantError
+  >
   readonly describe: (connection: ConnectionRef, table: string) => Effect.Effect<TableDescription, LookupError | RequestError | CollectionNotFound>
   /** Replication, sharding, and each shard's nodes and readiness (`Cluster.placement`). */
   readonly placement: (connection: ConnectionRef, table: string) => Effect.Effect<Cluster.Placement, LookupError | RequestError | CollectionNotFound>
@@ -300,6 +327,68 @@ const graphqlOn = (
 
 // ===== Service =====
 
+/** Runs `f` on the connection's session (the driver's `withSession`). */
+type WithSession = <A, E, R>(
+  ref: ConnectionRef,
+  f: (session: Session, connection: Connection) => Effect.Effect<A, E, R>
+) => Effect.Effect<A, E | LookupError | RequestError, R>
+
+const notMultiTenant = (collection: CollectionSchema.Collection) =>
+  Effect.fail<RequestError | TenantError>(new TenantRefused({ collection: collection.name, reason: "not_multi_tenant" }))
+
+/** The tenant list from the session's cache, and one tenant by exact name, each within the caller's tenant scope. */
+const tenantOperations = (withSession: WithSession): Pick<Service, "tenantIndex" | "tenant"> => ({
+  tenantIndex: (name, table) =>
+    withSession(name, (session, connection) =>
+      Effect.flatMap(session.schema.get(session.http, table), (collection) =>
+        collection.multiTenancy
+          ? Effect.flatMap(session.caches.tenants(collection), (read) =>
+            Effect.map(Tenants.TenantScope, (scope) => ({ collection, read: scoped(read, scope.allowed(connection.id, collection.name)) })))
+          : notMultiTenant(collection))),
+  tenant: (name, table, tenant) =>
+    withSession(name, (session, connection) =>
+      Effect.flatMap(session.schema.get(session.http, table), (collection) =>
+        collection.multiTenancy
+          ? Effect.flatMap(Tenants.TenantScope, (scope) => {
+            const allowed = scope.allowed(connection.id, collection.name)
+            if (allowed !== undefined && !allowed.includes(tenant)) return Effect.succeed({ collection, tenant: Option.none<Tenants.Tenant>() })
+            return Effect.map(Tenants.getOne(session.http, collection, tenant), (found) => ({ collection, tenant: found }))
+          })
+          : notMultiTenant(collection)))
+})
+
+/**
+ * `Tenants.check`, with the tenants a refusal for a missing tenant names taken from the session's
+ * tenant cache: naming the first few never costs a listing of every tenant.
+ */
+const checkTenant = (
+  session: Session,
+  connection: Connection,
+  collection: CollectionSchema.Collection,
+  tenant: string | undefined,
+  purpose: Tenants.Purpose
+): Effect.Effect<string | undefined, RequestError | TenantError> =>
+  collection.multiTenancy && tenant === undefined
+    ? Effect.flatMap(session.caches.tenants(collection), (read) =>
+      Effect.flatMap(Tenants.TenantScope, (scope) => {
+        const index = scoped(read, scope.allowed(connection.id, collection.name)).value
+        // One more than the refusal shows, so that it can say there are more.
+        const names = Array.from({ length: Math.min(index.size, MAX_TENANTS_SHOWN + 1) }, (_, i) => index.name(i))
+        return Effect.fail(new TenantRefused({ collection: collection.name, reason: "required", tenants: names }))
+      }))
+    : Tenants.check(session.http, connection.id, collection, tenant, purpose)
+
+/** The part of a tenant list a tenant-scoped caller may see (its allowed names that exist). */
+const scoped = (read: StaleCache.Read<TenantIndex.TenantIndex>, allowed: ReadonlyArray<string> | undefined): StaleCache.Read<TenantIndex.TenantIndex> => {
+  if (allowed === undefined) return read
+  const index = read.value
+  const visible = allowed.flatMap((name) => {
+    const i = index.find(name)
+    return i < 0 ? [] : [{ name, activityStatus: index.status(i) }]
+  })
+  return { ...read, value: TenantIndex.make(visible) }
+}
+
 /** `writeAll` once the collection and the tenant are checked: the vector lengths already there, then the batches. */
 const writeAllTo = <E, R>(rows: Stream.Stream<Grid.Row, E, R>, options: BatchImport.WriteOptions | undefined) =>
 (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection, tenant: string | undefined) =>
@@ -312,13 +401,26 @@ interface Session {
   readonly http: WeaviateHttp.WeaviateHttp
   /** The collections this session read (`CollectionSchema.CacheTtl`), cleared by its own schema writes. */
   readonly schema: CollectionSchema.Cache
+  /** The whole schema, the shard status and the tenant lists, likewise cleared by its own writes. */
+  readonly caches: SessionCaches.SessionCaches
   readonly scope: Scope.CloseableScope
 }
 
-/** The session's HTTP, telling the schema cache of every request that may change a schema (after it was sent). */
-const watched = (http: WeaviateHttp.WeaviateHttp, schema: CollectionSchema.Cache): WeaviateHttp.WeaviateHttp => {
-  const told = <A, E>(request: WeaviateHttp.Request, sent: Effect.Effect<A, E>) =>
-    CollectionSchema.mayChangeSchema(request) ? Effect.ensuring(sent, Effect.sync(() => schema.afterRequest(request))) : sent
+/**
+ * The session's HTTP, telling the caches of every request that may change a schema (after it was
+ * sent), and of every request the database did not answer (`ConnectionFailed`): a listing is then
+ * read again before it is served, so a server that went away is not hidden behind a cached schema.
+ */
+const watched = (
+  http: WeaviateHttp.WeaviateHttp,
+  listeners: ReadonlyArray<(request: WeaviateHttp.Request) => void>,
+  unanswered: () => void
+): WeaviateHttp.WeaviateHttp => {
+  const told = <A, E>(request: WeaviateHttp.Request, sent: Effect.Effect<A, E>) => {
+    const checked = Effect.tapError(sent, (error) =>
+      (error as { readonly _tag?: unknown })._tag === "ConnectionFailed" ? Effect.sync(unanswered) : Effect.void)
+    return CollectionSchema.mayChangeSchema(request) ? Effect.ensuring(checked, Effect.sync(() => listeners.forEach((listener) => listener(request)))) : checked
+  }
   return { ...http, request: (request) => told(request, http.request(request)), requestOk: (request) => told(request, http.requestOk(request)) }
 }
 
@@ -344,6 +446,8 @@ const fingerprintOf = (connection: Connection) => {
 const makeSessions = Effect.gen(function*() {
   const sessions = yield* SynchronizedRef.make(new Map<string, Session>())
   const ttlMs = yield* CollectionSchema.CacheTtl
+  const tenantTtlMs = ttlMs <= 0 ? 0 : yield* SessionCaches.TenantCacheTtl
+  const shardTtlMs = ttlMs <= 0 ? 0 : yield* SessionCaches.ShardStatusTtl
 
   const close = (session: Session) => Scope.close(session.scope, Exit.void)
 
@@ -359,7 +463,13 @@ const makeSessions = Effect.gen(function*() {
         Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
       )
       const schema = CollectionSchema.makeCache(ttlMs)
-      return { id: connection.id, fingerprint: fingerprintOf(connection), http: watched(http, schema), schema, scope } satisfies Session
+      // The caches read through the watched HTTP too: what they send is never a write.
+      const listeners: Array<(request: WeaviateHttp.Request) => void> = [schema.afterRequest]
+      let caches: SessionCaches.SessionCaches | undefined
+      const session = watched(http, listeners, () => caches?.clear())
+      caches = SessionCaches.make(session, { ttlMs, shardTtlMs, tenantTtlMs, scope })
+      listeners.push(caches.afterRequest)
+      return { id: connection.id, fingerprint: fingerprintOf(connection), http: session, schema, caches, scope } satisfies Session
     })
 
   const drop = (id: string) =>
@@ -449,8 +559,9 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
         connection: Connection
       ) => Effect.Effect<A, E, R>
     ) =>
-      withCollection(name, table, (h, collection, connection) =>
-        Effect.flatMap(Tenants.check(h, connection.id, collection, tenant, purpose), (checked) => f(h, collection, checked, connection)))
+      withSession(name, (session, connection) =>
+        Effect.flatMap(session.schema.get(session.http, table), (collection) =>
+          Effect.flatMap(checkTenant(session, connection, collection, tenant, purpose), (checked) => f(session.http, collection, checked, connection))))
 
     const health = (name: ConnectionRef) => withHttp(name, (h) => checkHealth(h))
 
@@ -482,6 +593,9 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       isConnected: (id) => Effect.map(SynchronizedRef.get(sessions), (map) => map.has(id)),
       http,
       listCollections: (name: ConnectionRef) => withHttp(name, (h) => CollectionSchema.list(h)),
+      catalog: (name) => withSession(name, (session) => session.caches.catalog),
+      shardReadiness: (name) => withSession(name, (session) => session.caches.unreadyShards),
+      ...tenantOperations(withSession),
       describe,
       placement: (name, table) => withCollection(name, table, (h, c) => Cluster.placement(h, c)),
       unreadyShards: (name, table) =>

@@ -82,8 +82,12 @@ export const visible = Effect.fnUntraced(function*(http: WeaviateHttp, connectio
   return allowed === undefined ? all : all.filter((t) => allowed.includes(t.name))
 })
 
-/** One tenant; `None` when the collection has no such tenant. */
-const getOne = Effect.fnUntraced(function*(http: WeaviateHttp, collection: Collection, name: string) {
+/**
+ * One tenant (`GET /v1/schema/{C}/tenants/{name}`); `None` when the collection has no such tenant.
+ *
+ * @category requests
+ */
+export const getOne = Effect.fnUntraced(function*(http: WeaviateHttp, collection: Collection, name: string) {
   const response = yield* http.request({ method: "GET", path: `${path(collection)}/${encodeURIComponent(name)}` })
   if (response.status === 404) return Option.none<Tenant>()
   if (response.status < 200 || response.status >= 300) {

@@ -114,6 +114,13 @@ beforeEach(() => {
   w.clearRequests()
 })
 
+/**
+ * The database request of a `browse_table` of Author: its schema read, or its page of objects. The
+ * cancellation tests use it because each call sends its own request; the listings read a cache that
+ * callers share, whose read is not one caller's to abort.
+ */
+const readsAuthor = (r: { readonly path: string }) => r.path === "/v1/schema/Author" || r.path === "/v1/objects" || r.path === "/v1/graphql"
+
 describe("weaviate-mcp bridge over stdio (official SDK v1 client)", () => {
   it("answers initialize itself in a legacy revision and lists the daemon's tools", async () => {
     expect(client.getServerVersion()?.name).toBe("weaviate-mcp")
@@ -183,11 +190,11 @@ describe("weaviate-mcp bridge over stdio (official SDK v1 client)", () => {
   it("notifications/cancelled from the client aborts the database request", async () => {
     w.setFault({ kind: "hang" })
     const abort = new AbortController()
-    const call = client.callTool({ name: "list_tables", arguments: { connection_id: connectionId } }, undefined, { signal: abort.signal })
-    await w.waitForRequest((r) => r.path.startsWith("/v1/schema"), 10_000)
+    const call = client.callTool({ name: "browse_table", arguments: { connection_id: connectionId, table: "Author" } }, undefined, { signal: abort.signal })
+    await w.waitForRequest(readsAuthor, 10_000)
     abort.abort("the user pressed stop")
     await expect(call).rejects.toThrow()
-    const aborted = await w.waitForRequest((r) => r.path.startsWith("/v1/schema") && r.aborted, 10_000)
+    const aborted = await w.waitForRequest((r) => readsAuthor(r) && r.aborted, 10_000)
     expect(aborted.completed).toBe(false)
     // The session goes on.
     w.setFault({ kind: "none" })
@@ -275,11 +282,11 @@ describe("weaviate-mcp bridge over stdio (official SDK v1 client)", () => {
   it("closing stdin cancels what is in flight", async () => {
     const c = await connect()
     w.setFault({ kind: "hang" })
-    const call = c.callTool({ name: "list_tables", arguments: { connection_id: connectionId } }).catch((e) => e)
-    await w.waitForRequest((r) => r.path.startsWith("/v1/schema"), 10_000)
+    const call = c.callTool({ name: "browse_table", arguments: { connection_id: connectionId, table: "Author" } }).catch((e) => e)
+    await w.waitForRequest(readsAuthor, 10_000)
     await c.close()
     await call
-    const aborted = await w.waitForRequest((r) => r.path.startsWith("/v1/schema") && r.aborted, 10_000)
+    const aborted = await w.waitForRequest((r) => readsAuthor(r) && r.aborted, 10_000)
     expect(aborted.aborted).toBe(true)
   })
 
@@ -290,14 +297,14 @@ describe("weaviate-mcp bridge over stdio (official SDK v1 client)", () => {
     try {
       w.setFault({ kind: "hang" })
       const before = w.requests.length
-      const hanging = () => w.requests.slice(before).filter((r) => r.path.startsWith("/v1/schema"))
+      const hanging = () => w.requests.slice(before).filter(readsAuthor)
       const abort = new AbortController()
-      const callA = a.callTool({ name: "list_tables", arguments: { connection_id: connectionId } }, undefined, { signal: abort.signal }).catch((e) => e)
-      const callB = b.callTool({ name: "list_tables", arguments: { connection_id: connectionId } }).catch((e) => e)
+      const callA = a.callTool({ name: "browse_table", arguments: { connection_id: connectionId, table: "Author" } }, undefined, { signal: abort.signal }).catch((e) => e)
+      const callB = b.callTool({ name: "browse_table", arguments: { connection_id: connectionId, table: "Author" } }).catch((e) => e)
       await w.waitForRequest(() => hanging().length === 2, 10_000)
       abort.abort("the user pressed stop")
       await callA
-      await w.waitForRequest((r) => r.path.startsWith("/v1/schema") && r.aborted, 10_000)
+      await w.waitForRequest((r) => readsAuthor(r) && r.aborted, 10_000)
       // A round trip through b's bridge and the daemon after a's cancellation was carried out.
       w.setFault({ kind: "none" })
       expect((await b.listTools()).tools.length).toBeGreaterThan(0)

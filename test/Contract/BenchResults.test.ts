@@ -12,10 +12,11 @@ const RESULTS = NodePath.resolve(import.meta.dirname, "../../bench/results.json"
 // The contract's scenarios and baselines, plus the comparison with Weaviate's own MCP server, which
 // adds the scenarios vector_search and insert_rows and the baseline weaviate-mcp-server; the stdio
 // bridge's benchmark the scenario bridge and the baselines node-start and daemon-http; the bulk
-// benchmark the scenarios export and import and the baseline weaviate-client (gRPC).
-const SCENARIOS = ["tools/list", "execute_query", "browse", "cancel", "startup", "memory", "vector_search", "insert_rows", "bridge", "export", "import"]
+// benchmark the scenarios export and import and the baseline weaviate-client (gRPC); the scale benchmark
+// the scenario scale and the baselines smallest-size and budget.
+const SCENARIOS = ["tools/list", "execute_query", "browse", "cancel", "startup", "memory", "vector_search", "insert_rows", "bridge", "export", "import", "scale"]
 const MEMBERS = ["baseline", "baselineName", "metric", "ours", "ratio", "scenario", "unit"]
-const BASELINES = ["sdk-v2", "node:http", "direct-graphql", "weaviate-ts-client", "weaviate-mcp-server", "lean-node", "node-start", "daemon-http", "weaviate-client", "minimal-bridge", "idle-settled", "first-100k-settled"]
+const BASELINES = ["sdk-v2", "node:http", "direct-graphql", "weaviate-ts-client", "weaviate-mcp-server", "lean-node", "node-start", "daemon-http", "weaviate-client", "minimal-bridge", "idle-settled", "first-100k-settled", "smallest-size", "budget"]
 
 describe("Contract: bench/results.json", () => {
   it("bench/results.json is an array of {scenario, metric, unit, ours, baseline, baselineName, ratio}; scenario and baselineName among the README's; ratio = ours / baseline", () => {

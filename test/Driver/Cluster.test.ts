@@ -128,7 +128,13 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
     try {
       // Weaviate applies the status through Raft after it answered: wait (bounded) until it shows
       await pollUntil(async () => (await shardStatus(shard)) === "READONLY", "the shard to be READONLY")
-      const r = await callTool("list_tables", { connection_id: connectionId })
+      // The shard status is cached (one /v1/nodes for every collection, SessionCaches.ShardStatusTtl): a change made
+      // elsewhere shows once the cache is older than its time (2 s), read again in the background.
+      let r: any
+      await pollUntil(async () => {
+        r = await callTool("list_tables", { connection_id: connectionId })
+        return structured(r).tables.find((t: { name: string }) => t.name === "Rep").unreadyShards !== undefined
+      }, "list_tables to flag the shard")
       const rep = structured(r).tables.find((t: { name: string }) => t.name === "Rep")
       expect(rep.unreadyShards).toEqual([`${shard} (READONLY)`])
       expect(textOf(r)).toContain(`shards not ready: Rep: ${shard} (READONLY)`)
@@ -138,8 +144,9 @@ describe.skipIf(why !== undefined)("a real 3-node cluster", () => {
       // READY, and node1 can show READY while another node has not yet applied the change.
       await pollUntil(async () => (await Promise.all(cluster.nodes.map((n) => shardStatus(shard, n.rest)))).every((s) => s === "READY"), "the shard to be READY again on every node")
     }
-    const after = structured(await callTool("list_tables", { connection_id: connectionId }))
-    expect(after.tables.find((t: { name: string }) => t.name === "Rep").unreadyShards).toBeUndefined()
+    await pollUntil(async () =>
+      structured(await callTool("list_tables", { connection_id: connectionId })).tables.find((t: { name: string }) => t.name === "Rep").unreadyShards ===
+        undefined, "list_tables to show every shard ready again")
   })
 
   it("consistency_level reaches Weaviate on reads and writes, and the approval shows a write's level", async () => {

@@ -4,9 +4,11 @@
  *
  * - `connection_id`: the ids of the connections the principal may see whose id or name starts with
  *   the value;
- * - `table`: the collections of the connection named in `context.arguments.connection_id`;
+ * - `table`: the collections of the connection named in `context.arguments.connection_id` (from the
+ *   session's schema cache);
  * - `column` / `property` (prompt arguments): the properties of that connection's `table`;
- * - `tenant`: the tenants of that `table` the principal may use (a tenant-scoped token sees only its own).
+ * - `tenant`: the tenants of that `table` the principal may use (a tenant-scoped token sees only its own),
+ *   from the session's tenant cache (`Driver.tenantIndex`).
  *
  * Matching is a case-insensitive prefix match; at most 100 values, with `total` and `hasMore`.
  * A connection the principal may not see completes to nothing, as if it did not exist; an unknown
@@ -61,9 +63,13 @@ export const make = Effect.gen(function*() {
     return connections.find((c) => c.id === idOrName) ?? connections.find((c) => c.name === idOrName)
   })
 
-  // A server that is down completes to nothing rather than failing the client's typing.
+  // From the session's schema cache, like the listings. A server that is down completes to nothing
+  // rather than failing the client's typing.
   const collectionsOf = (connection: Connection) =>
-    driver.listCollections(connection).pipe(Effect.orElseSucceed((): ReadonlyArray<CollectionSchema.Collection> => []))
+    driver.catalog(connection).pipe(
+      Effect.map((read) => read.value.collections),
+      Effect.orElseSucceed((): ReadonlyArray<CollectionSchema.Collection> => [])
+    )
 
   const argumentNames = (ref: { readonly type: "ref/prompt"; readonly name: string } | { readonly type: "ref/resource"; readonly uri: string }) => {
     if (ref.type === "ref/prompt") {
@@ -97,11 +103,14 @@ export const make = Effect.gen(function*() {
     if (name === "tenant") {
       const table = request.context["table"]
       if (table === undefined) return none
-      const tenants = yield* ConnectionAccess.withTenantScope(driver.tenants(connection, table)).pipe(
-        Effect.map((result) => result.tenants),
-        Effect.orElseSucceed(() => [])
+      // From the session's tenant cache, by prefix: a million tenants complete as fast as ten.
+      return yield* ConnectionAccess.withTenantScope(driver.tenantIndex(connection, table)).pipe(
+        Effect.map(({ read }): Completion => {
+          const { values, total } = read.value.completions(value, MAX_VALUES)
+          return { values, total, hasMore: total > values.length }
+        }),
+        Effect.orElseSucceed(() => none)
       )
-      return completeFrom(tenants.map((t) => ({ value: t.name, keys: [t.name] })), value)
     }
     const collections = yield* collectionsOf(connection)
     if (name === "table") return completeFrom(collections.map((c) => ({ value: c.name, keys: [c.name] })), value)

@@ -126,7 +126,7 @@ const graphqlResult = Effect.fnUntraced(function*(result: GraphqlEditor.EditorRe
       return yield* ToolError.fail("query_failed", errors.join("; "))
     }
     const text = `${result.json}${errors.length > 0 ? `\nerrors: ${errors.join("; ")}` : ""}`
-    return ToolDefinition.ok({ kind: "graphql" as const, maxRows, truncated: false, data: result.data, errors }, text)
+    return ToolDefinition.ok({ kind: "graphql" as const, maxRows, truncated: false, data: result.data, errors }, text, "a smaller max_rows, fewer properties in the statement, or a where filter; the next rows with the after cursor")
   }
   if (errors.length > 0 && result.tables.every((t) => t.rows.length === 0)) {
     return yield* ToolError.fail("query_failed", errors.join("; "))
@@ -147,7 +147,8 @@ const graphqlResult = Effect.fnUntraced(function*(result: GraphqlEditor.EditorRe
   ).concat(errors.length > 0 ? [`errors: ${errors.join("; ")}`] : []).join("\n\n")
   return ToolDefinition.ok(
     { kind: "graphql" as const, maxRows, truncated: tables.some((t) => t.truncated), tables, errors },
-    text
+    text,
+    "a smaller max_rows, fewer properties in the statement, or a where filter; the next rows with the after cursor"
   )
 })
 
@@ -259,6 +260,6 @@ export const executeQuery = (env: ToolEnv) =>
         status: response.status,
         body,
         ...(approvedBy !== undefined ? { approvedBy } : {})
-      }, text)
+      }, text, "a smaller max_rows, or a narrower request (limit, a where filter, one object)")
     })
   })

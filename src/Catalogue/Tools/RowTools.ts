@@ -76,7 +76,7 @@ export const browseTable = (env: ToolEnv) =>
         : endOfGrid
         ? "[the grid stops at row 10,000; use execute_query with a GraphQL after cursor to read further]"
         : `rows ${rows.length === 0 ? 0 : offset + 1}–${offset + rows.length}; no more rows`
-      return ToolDefinition.ok(result, `${TextTable.render(columns, rows)}\n${footer}`)
+      return ToolDefinition.ok(result, `${TextTable.render(columns, rows)}\n${footer}`, "a smaller limit or filters; the next rows with offset")
     })
   })
 
@@ -136,6 +136,6 @@ export const getRow = (env: ToolEnv) =>
       // Every vector column: `vector`, or `vector:<name>` for each named vector.
       const row = includeVector ? found.value : Object.fromEntries(Object.entries(found.value).filter(([k]) => k !== "vector" && !k.startsWith("vector:")))
       const text = Object.entries(row).map(([k, v]) => `${k}: ${TextTable.cell(v, k)}`).join("\n")
-      return ToolDefinition.ok({ table: input.table, row }, text)
+      return ToolDefinition.ok({ table: input.table, row }, text, "include_vector false, or execute_query for chosen properties")
     })
   })

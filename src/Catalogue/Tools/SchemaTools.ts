@@ -11,6 +11,7 @@ import type { Collection, Property } from "../../Driver/CollectionSchema.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import { type ToolEnv, open } from "./ConnectionGate.ts"
 import { ConnectionId, Table } from "./Parameters.ts"
+import * as Paging from "./Paging.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
 
@@ -28,10 +29,47 @@ const TableSummary = Schema.Struct({
   }))
 })
 
+/** Patterns whose matches are kept for one schema read (the most recent ones). @category constants */
+export const MAX_PATTERNS_KEPT = 32
+
+const kept = new WeakMap<object, Map<string, ReadonlyArray<unknown>>>()
+
+/**
+ * What `compute` finds for `key` in one schema read, computed once while that read is the cache's:
+ * a page deep into the matches, or the same search again, costs a binary search, not a scan.
+ */
+const memo = <A>(read: object, key: string, compute: () => ReadonlyArray<A>): ReadonlyArray<A> => {
+  let byKey = kept.get(read)
+  if (byKey === undefined) kept.set(read, byKey = new Map())
+  const found = byKey.get(key)
+  if (found !== undefined) return found as ReadonlyArray<A>
+  const value = compute()
+  if (byKey.size >= MAX_PATTERNS_KEPT) byKey.delete(byKey.keys().next().value!)
+  byKey.set(key, value)
+  return value
+}
+
+/** The first position of `sorted` (by `key`) whose key is after `last`. */
+export const positionAfter = <A>(sorted: ReadonlyArray<A>, key: (a: A) => string, last: string | undefined): number => {
+  if (last === undefined) return 0
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (key(sorted[mid]!) <= last) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
 /** One collection of `list_tables`: its summary, its shards not ready, and its row count when asked. */
-const summaryOf = Effect.fnUntraced(function*(env: ToolEnv, connection: Connection, c: Collection, withCount: boolean) {
-  // Tenants' shards are their tenants (list_tenants shows their state): only the others are asked.
-  const unready = c.multiTenancy ? [] : yield* env.driver.unreadyShards(connection, c.name)
+const summaryOf = Effect.fnUntraced(function*(
+  env: ToolEnv,
+  connection: Connection,
+  c: Collection,
+  unready: ReadonlyArray<{ readonly name: string; readonly status: string }>,
+  withCount: boolean
+) {
   const count = !withCount
     ? undefined
     : c.multiTenancy
@@ -48,33 +86,70 @@ const summaryOf = Effect.fnUntraced(function*(env: ToolEnv, connection: Connecti
   }
 })
 
+const PageFields = {
+  total: Schema.Number.annotations({ description: "How many match in all (the page holds at most limit of them)." }),
+  nextCursor: Schema.optional(Schema.String.annotations({ description: "Present while more remain: pass it back as cursor, with the same other arguments." })),
+  stale: Schema.optional(Schema.Boolean.annotations({
+    description: "Present (true) when the schema was served from a cache older than its time to live while a fresh read runs."
+  }))
+}
+
 /** @category tools */
 export const listTables = (env: ToolEnv) =>
   ToolDefinition.make({
     name: "list_tables",
     title: "List tables",
     description: "Lists the collections (tables) of a connection with their vectorizer, multi-tenancy and number of " +
-      "properties. With include_counts the row count of each collection is added (null for multi-tenant collections, " +
-      "which are counted per tenant with count_rows). A collection whose shards are not all READY is flagged (unreadyShards).",
+      "properties, 100 per page in name order (limit, cursor; pattern narrows by name). With include_counts the row count of each " +
+      "collection of the page is added (null for multi-tenant collections, which are counted per tenant with count_rows). " +
+      "A collection whose shards are not all READY is flagged (unreadyShards).",
     input: Schema.Struct({
       connection_id: ConnectionId,
-      include_counts: Schema.optional(Schema.Boolean.annotations({ description: "Also count the rows of each collection (slower)." }))
+      include_counts: Schema.optional(Schema.Boolean.annotations({ description: "Also count the rows of each collection of the page (slower)." })),
+      pattern: Schema.optional(Schema.String.pipe(Schema.minLength(1)).annotations({
+        description: "Only collections whose names match: a case-insensitive substring, or a wildcard pattern with * and ? (as search_schema)."
+      })),
+      limit: Schema.optional(Paging.Limit),
+      cursor: Schema.optional(Paging.Cursor)
     }),
-    output: Schema.Struct({ connection_id: Schema.String, tables: Schema.Array(TableSummary) }),
+    output: Schema.Struct({ connection_id: Schema.String, tables: Schema.Array(TableSummary), ...PageFields }),
     annotations: READ,
     run: Effect.fnUntraced(function*(input) {
       const connection = yield* open(env, input.connection_id, "read")
       if (InputRequired.is(connection)) return connection
-      const collections = yield* env.driver.listCollections(connection)
-      const tables = yield* Effect.forEach(collections, (c) => summaryOf(env, connection, c, input.include_counts === true), {
-        concurrency: 4
-      })
+      const after = yield* Paging.after("list_tables", { connection: connection.id, pattern: input.pattern }, input.cursor)
+      const read = yield* env.driver.catalog(connection)
+      const pattern = input.pattern
+      const matching = pattern === undefined
+        ? read.value.collections
+        : memo(read.value, `tables\u0000${pattern}`, () => read.value.collections.filter((c) => namePattern(pattern).test(c.name)))
+      const limit = input.limit ?? Paging.DEFAULT_PAGE
+      const from = positionAfter(matching, (c) => c.name, after)
+      const page = matching.slice(from, from + limit)
+      // Tenants' shards are their tenants (list_tenants shows their state): only the others are asked, all in one request.
+      const unready = page.some((c) => !c.multiTenancy) ? (yield* env.driver.shardReadiness(connection)).value : new Map()
+      const tables = yield* Effect.forEach(
+        page,
+        (c) => summaryOf(env, connection, c, c.multiTenancy ? [] : unready?.get(c.name) ?? [], input.include_counts === true),
+        { concurrency: 4 }
+      )
+      const nextCursor = from + limit < matching.length ? Paging.encode({ connection: connection.id, pattern: input.pattern }, page[page.length - 1]!.name) : undefined
       const columns = ["name", "vectorizer", "multiTenancy", "properties", ...(input.include_counts === true ? ["count"] : []), "description"]
       const notReady = tables.flatMap((t) => (t.unreadyShards !== undefined ? [`${t.name}: ${t.unreadyShards.join(", ")}`] : []))
-      const text = tables.length === 0
-        ? `${connection.name} has no collections.`
-        : TextTable.render(columns, tables) + (notReady.length === 0 ? "" : `\nshards not ready: ${notReady.join("; ")}`)
-      return ToolDefinition.ok({ connection_id: connection.id, tables }, text)
+      const text = [
+        matching.length === 0
+          ? input.pattern === undefined ? `${connection.name} has no collections.` : `No collection of ${connection.name} matches ${JSON.stringify(input.pattern)}.`
+          : tables.length === 0 ? "No more collections after the cursor." : TextTable.render(columns, tables),
+        ...(notReady.length === 0 ? [] : [`shards not ready: ${notReady.join("; ")}`]),
+        ...(unready === undefined ? ["[shard readiness unknown: Weaviate did not list its nodes to this key]"] : []),
+        ...(nextCursor === undefined ? [] : [Paging.moreLine(tables.length, matching.length, "collections", "pattern", nextCursor)]),
+        Paging.staleLine(read, "the schema")
+      ].filter((line) => line !== "").join("\n")
+      return ToolDefinition.ok(
+        { connection_id: connection.id, tables, total: matching.length, ...(nextCursor === undefined ? {} : { nextCursor }), ...(read.stale ? { stale: true } : {}) },
+        text,
+        "pattern, or a smaller limit and the cursor"
+      )
     })
   })
 
@@ -150,7 +225,10 @@ export const describeTable = (env: ToolEnv) =>
       const c: Collection = description.collection
       const placement = yield* env.driver.placement(connection, c.name)
       const shards = placement.shards?.map((s) => ({ ...s, ready: s.status === "READY" }))
-      const tenants = c.multiTenancy ? (yield* env.driver.tenants(connection, c.name)).tenants.map((t) => t.name) : undefined
+      // The first names and the count, from the tenant cache (list_tenants pages the rest).
+      const index = c.multiTenancy ? (yield* env.driver.tenantIndex(connection, c.name)).read.value : undefined
+      const tenants = index === undefined ? undefined : Array.from({ length: Math.min(index.size, MAX_TENANTS_LISTED) }, (_, i) => index.name(i))
+      const tenantCount = index?.size ?? 0
       const columns = description.columns.map((column) => {
         const p = column.property
         return {
@@ -184,7 +262,7 @@ export const describeTable = (env: ToolEnv) =>
             tenancy: {
               autoTenantCreation: c.tenancy.autoTenantCreation,
               autoTenantActivation: c.tenancy.autoTenantActivation,
-              tenantCount: tenants.length
+              tenantCount
             },
             tenants: tenants.slice(0, MAX_TENANTS_LISTED)
           }
@@ -198,7 +276,7 @@ export const describeTable = (env: ToolEnv) =>
       }
       const text = [
         `${c.name}${c.description !== undefined ? ` — ${c.description}` : ""}`,
-        `vectorizer: ${result.vectorizer}; multi-tenancy: ${tenancyText(c, tenants)}; ` +
+        `vectorizer: ${result.vectorizer}; multi-tenancy: ${tenancyText(c, tenants, tenantCount)}; ` +
         `indexNullState: ${c.indexNullState}; indexPropertyLength: ${c.indexPropertyLength}; indexTimestamps: ${c.indexTimestamps}`,
         `replication: factor ${placement.replication.factor}, async replication ${placement.replication.asyncEnabled ? "on" : "off"}, ` +
         `deletion strategy ${placement.replication.deletionStrategy}; sharding: ${placement.sharding.actualCount} of ` +
@@ -220,18 +298,23 @@ export const describeTable = (env: ToolEnv) =>
           ? [`cross-references: ${crossReferences.map((r) => `${r.property} → ${r.targets.join(", ")}`).join("; ")}`]
           : [])
       ].join("\n")
-      return ToolDefinition.ok(result, text)
+      return ToolDefinition.ok(result, text, "search_schema finds columns by name; list_tenants pages the tenants")
     })
   })
 
-/** Tenant names describe_table lists; list_tenants pages through all of them. */
-const MAX_TENANTS_LISTED = 100
+/** Tenant names describe_table's structuredContent lists; list_tenants pages through all of them. @category constants */
+export const MAX_TENANTS_LISTED = 100
 
-const tenancyText = (c: Collection, tenants: ReadonlyArray<string> | undefined) => {
+/** Tenant names describe_table's text shows. @category constants */
+export const MAX_TENANTS_SHOWN = 20
+
+const tenancyText = (c: Collection, tenants: ReadonlyArray<string> | undefined, total: number) => {
   if (!c.multiTenancy || tenants === undefined) return "off"
-  const shown = tenants.slice(0, 20)
-  const names = tenants.length === 0 ? "none" : `${shown.join(", ")}${tenants.length > shown.length ? ` … (${tenants.length} in all, list_tenants pages them)` : ""}`
-  return `on (${tenants.length} tenants: ${names}; automatic creation ${c.tenancy.autoTenantCreation ? "on" : "off"}, ` +
+  const shown = tenants.slice(0, MAX_TENANTS_SHOWN)
+  const names = total === 0
+    ? "none"
+    : `${shown.join(", ")}${total > shown.length ? ` … [${shown.length} of ${total} shown; list_tenants pages them all, prefix or status narrows]` : ""}`
+  return `on (${total} tenants: ${names}; automatic creation ${c.tenancy.autoTenantCreation ? "on" : "off"}, ` +
     `automatic activation ${c.tenancy.autoTenantActivation ? "on" : "off"})`
 }
 
@@ -255,16 +338,39 @@ const flatten = (
     ...flatten(p.nestedProperties ?? [], `${prefix}${p.name}.`)
   ])
 
+type SchemaMatch = { collection: string; property?: string; dataType?: string }
+
+/** A match's place in the order of matches: its collection, then its property path ("" for the collection itself). */
+const matchKey = (m: SchemaMatch) => `${m.collection}\u0000${m.property ?? ""}`
+
+/** Every match of `regex` in the schema, in `matchKey` order. */
+const matchesOf = (collections: ReadonlyArray<Collection>, regex: RegExp): Array<SchemaMatch> => {
+  const matches: Array<SchemaMatch> = []
+  for (const c of collections) {
+    const own: Array<SchemaMatch> = []
+    if (regex.test(c.name)) own.push({ collection: c.name })
+    for (const p of flatten(c.properties, "")) {
+      if (regex.test(p.leaf)) own.push({ collection: c.name, property: p.path, dataType: p.dataType })
+    }
+    own.sort((a, b) => (matchKey(a) < matchKey(b) ? -1 : matchKey(a) > matchKey(b) ? 1 : 0))
+    matches.push(...own)
+  }
+  return matches
+}
+
 /** @category tools */
 export const searchSchema = (env: ToolEnv) =>
   ToolDefinition.make({
     name: "search_schema",
     title: "Search the schema",
     description: "Finds collections and properties whose names match a pattern: a case-insensitive substring " +
-      "(\"price\"), or a wildcard pattern with * and ? matched against the whole name (\"*Id\").",
+      "(\"price\"), or a wildcard pattern with * and ? matched against the whole name (\"*Id\"). 100 matches per page " +
+      "by collection, then property (limit, cursor).",
     input: Schema.Struct({
       connection_id: ConnectionId,
-      pattern: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "Substring or wildcard pattern (* and ?)." })
+      pattern: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "Substring or wildcard pattern (* and ?)." }),
+      limit: Schema.optional(Paging.Limit),
+      cursor: Schema.optional(Paging.Cursor)
     }),
     output: Schema.Struct({
       pattern: Schema.String,
@@ -272,24 +378,32 @@ export const searchSchema = (env: ToolEnv) =>
         collection: Schema.String,
         property: Schema.optional(Schema.String),
         dataType: Schema.optional(Schema.String)
-      }))
+      })),
+      ...PageFields
     }),
     annotations: READ,
     run: Effect.fnUntraced(function*(input) {
       const connection = yield* open(env, input.connection_id, "read")
       if (InputRequired.is(connection)) return connection
-      const collections = yield* env.driver.listCollections(connection)
-      const regex = namePattern(input.pattern)
-      const matches: Array<{ collection: string; property?: string; dataType?: string }> = []
-      for (const c of collections) {
-        if (regex.test(c.name)) matches.push({ collection: c.name })
-        for (const p of flatten(c.properties, "")) {
-          if (regex.test(p.leaf)) matches.push({ collection: c.name, property: p.path, dataType: p.dataType })
-        }
-      }
-      const text = matches.length === 0
-        ? `Nothing matches ${JSON.stringify(input.pattern)}.`
-        : TextTable.render(["collection", "property", "dataType"], matches)
-      return ToolDefinition.ok({ pattern: input.pattern, matches }, text)
+      const scope = { connection: connection.id, pattern: input.pattern }
+      const after = yield* Paging.after("search_schema", scope, input.cursor)
+      const read = yield* env.driver.catalog(connection)
+      const all = memo(read.value, `schema\u0000${input.pattern}`, () => matchesOf(read.value.collections, namePattern(input.pattern)))
+      const limit = input.limit ?? Paging.DEFAULT_PAGE
+      const from = positionAfter(all, matchKey, after)
+      const matches = all.slice(from, from + limit)
+      const nextCursor = from + limit < all.length ? Paging.encode(scope, matchKey(matches[matches.length - 1]!)) : undefined
+      const text = [
+        all.length === 0
+          ? `Nothing matches ${JSON.stringify(input.pattern)}.`
+          : matches.length === 0 ? "No more matches after the cursor." : TextTable.render(["collection", "property", "dataType"], matches),
+        ...(nextCursor === undefined ? [] : [Paging.moreLine(matches.length, all.length, "matches", "a longer pattern", nextCursor)]),
+        Paging.staleLine(read, "the schema")
+      ].filter((line) => line !== "").join("\n")
+      return ToolDefinition.ok(
+        { pattern: input.pattern, matches, total: all.length, ...(nextCursor === undefined ? {} : { nextCursor }), ...(read.stale ? { stale: true } : {}) },
+        text,
+        "a longer pattern, or a smaller limit and the cursor"
+      )
     })
   })

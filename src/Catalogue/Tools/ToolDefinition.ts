@@ -33,6 +33,7 @@ import { type CallToolResult, complete, type HandlerContext, type Outcome, type 
 import { tenantScopeOf } from "../ConnectionAccess.ts"
 import { CurrentPrincipal } from "../../Auth/Principal.ts"
 import { TenantScope } from "../../Driver/Tenants.ts"
+import { capText } from "./TextCap.ts"
 import * as ToolError from "./ToolError.ts"
 
 /** @category models */
@@ -164,14 +165,15 @@ const redactDeep = (value: unknown): unknown => {
 }
 
 /**
- * A successful result: `structuredContent` plus its readable text, both redacted (a row that holds
- * a bearer value or a URL with credentials is shown without them, like any other text).
+ * A successful result: `structuredContent` plus its readable text (capped, `capText`), both redacted
+ * (a row that holds a bearer value or a URL with credentials is shown without them, like any other
+ * text). `narrow` says how to ask for less when the text is cut.
  *
  * @category constructors
  */
-export const ok = <O>(structured: O, text: string): Outcome<CallToolResult> =>
+export const ok = <O>(structured: O, text: string, narrow?: string): Outcome<CallToolResult> =>
   complete({
-    content: [{ type: "text", text: Redaction.global.redact(text) }],
+    content: [{ type: "text", text: Redaction.global.redact(capText(text, narrow)) }],
     structuredContent: redactDeep(structured) as Readonly<Record<string, unknown>>
   })
 

@@ -21,6 +21,7 @@
 import * as Data from "effect/Data"
 import * as Redaction from "../../Base/Redaction.ts"
 import type { CallToolResult } from "../../Mcp/Catalogue.ts"
+import { capError } from "./TextCap.ts"
 
 /** @category models */
 export type ToolErrorCode =
@@ -58,7 +59,7 @@ export const fail = (code: ToolErrorCode, reason: string): ToolFailure => new To
 export const toResult = (failure: { readonly code: ToolErrorCode; readonly reason: string }): CallToolResult => {
   const message = Redaction.global.redact(failure.reason)
   return {
-    content: [{ type: "text", text: `${failure.code}: ${message}` }],
+    content: [{ type: "text", text: capError(`${failure.code}: ${message}`) }],
     isError: true
   }
 }

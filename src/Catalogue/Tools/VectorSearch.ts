@@ -185,7 +185,8 @@ export const vectorSearch = (env: ToolEnv) =>
       const rows = table?.rows ?? []
       return ToolDefinition.ok(
         { table: collection.name, mode: input.mode, query, columns, rows },
-        `${TextTable.render(columns, rows)}\n${TextTable.count(rows.length, "result")} (${input.mode})`
+        `${TextTable.render(columns, rows)}\n${TextTable.count(rows.length, "result")} (${input.mode})`,
+        "a smaller limit, or filters"
       )
     })
   })
