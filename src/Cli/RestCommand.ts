@@ -14,6 +14,7 @@ import { Driver } from "../Driver/Driver.ts"
 import { serverMessage } from "../Driver/WeaviateHttp.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import * as HistoryCli from "./HistoryCli.ts"
+import * as HistoryEntry from "../History/HistoryEntry.ts"
 import { driverLayer, readStdin } from "./DriverCli.ts"
 
 /** @category commands */
@@ -29,7 +30,7 @@ export const restCommand = Command.make(
     HistoryCli.recording({ command: "rest", connection: flags.connection }, (note) => Effect.gen(function*() {
       const line = flags.statement === "-" ? yield* readStdin : flags.statement
       note.statement = line
-      note.collection = /^\s*[A-Za-z]+\s+\/v1\/(?:objects|schema)\/([A-Za-z_][A-Za-z0-9_]*)/.exec(line)?.[1]
+      note.collection = HistoryEntry.collectionOfStatement(line) ?? undefined
       const driver = yield* Driver
       const result = yield* driver.rest(flags.connection, line)
       const body = result.json !== undefined ? JSON.stringify(result.json, null, 2) : result.text

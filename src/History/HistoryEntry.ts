@@ -117,6 +117,19 @@ export const statementDigests = (tool: string | null, args: unknown): ReadonlyAr
   }
 }
 
+const GRAPHQL_COLLECTION = /\b(?:Get|Aggregate)\s*\{\s*([A-Za-z_][A-Za-z0-9_]*)/
+const REST_COLLECTION = /^\s*[A-Za-z]+\s+\/v1\/(?:objects|schema)\/([A-Z][A-Za-z0-9_]*)/
+const REST_CLASS = /^\s*[A-Za-z]+\s+\/v1\/[^\s?]*\?(?:[^\s#]*&)?class=([A-Za-z_][A-Za-z0-9_]*)/
+
+/**
+ * The collection a statement names first: `Get { Article`, `GET /v1/objects/Article/…`,
+ * `GET /v1/objects?class=Article`; `null` when it names none.
+ *
+ * @category constructors
+ */
+export const collectionOfStatement = (statement: string): string | null =>
+  REST_COLLECTION.exec(statement)?.[1] ?? REST_CLASS.exec(statement)?.[1] ?? GRAPHQL_COLLECTION.exec(statement)?.[1] ?? null
+
 /** The tools whose statements reach Weaviate, and so are recorded. @category constants */
 export const RECORDED_TOOLS: ReadonlySet<string> = new Set([
   "execute_query",

@@ -21,13 +21,6 @@ import type { McpError } from "../../Schema/McpErrors.ts"
 
 const str = (u: unknown): string | null => (typeof u === "string" ? u : null)
 
-const GRAPHQL_COLLECTION = /\b(?:Get|Aggregate)\s*\{\s*([A-Za-z_][A-Za-z0-9_]*)/
-const REST_COLLECTION = /^\s*[A-Za-z]+\s+\/v1\/(?:objects|schema)\/([A-Za-z_][A-Za-z0-9_]*)/
-
-/** The collection a statement names first: `Get { Article`, `GET /v1/objects/Article`. @category combinators */
-export const collectionOfStatement = (statement: string): string | null =>
-  REST_COLLECTION.exec(statement)?.[1] ?? GRAPHQL_COLLECTION.exec(statement)?.[1] ?? null
-
 const TOOL_ERROR = /^([a-z_]+): ([\s\S]*)$/
 
 /** The code and message of a protocol error that ended a call. */
@@ -122,7 +115,7 @@ const entryOf = (
     }
   }
   const statement = HistoryEntry.statementOf(tool, args, structured)
-  const table = str(args.table) ?? (tool === "execute_query" ? collectionOfStatement(statement) : null)
+  const table = str(args.table) ?? (tool === "execute_query" ? HistoryEntry.collectionOfStatement(statement) : null)
   const level = str(args.consistency_level)
   return {
     time: call.time,
