@@ -224,6 +224,58 @@ describe("the query history of a running daemon", () => {
     assert.isAtLeast((await historyJson([ids.w!])).length, 1)
   })
 
+  it("the history resource template, the summarize_query_history prompt and the completions of its table and tool", async () => {
+    const client = await v1(tokens.alice!)
+    try {
+      const templates = await client.listResourceTemplates()
+      validateDef("2025-11-25", "ListResourceTemplatesResult", templates)
+      assert.include(templates.resourceTemplates.map((t) => t.uriTemplate), "weaviate://connections/{id}/history{?limit,search,date_filter}")
+
+      const uri = `weaviate://connections/${ids.w}/history?limit=2&search=lights&date_filter=today`
+      const read = await client.readResource({ uri })
+      validateDef("2025-11-25", "ReadResourceResult", read)
+      const body = JSON.parse((read.contents[0] as { text: string }).text)
+      assert.deepInclude(body, { connectionId: ids.w, limit: 2, dateFilter: "today", search: "lights" })
+      assert.isAtLeast(body.entries.length, 1)
+      for (const entry of body.entries) assert.include(entry.statement, "harbour lights")
+      const tooMany = await client.readResource({ uri: `weaviate://connections/${ids.w}/history?limit=501` }).catch((e: Error) => e)
+      assert.match(String(tooMany), /-32602|limit must be a whole number from 1 to 500/)
+      const badFilter = await client.readResource({ uri: `weaviate://connections/${ids.w}/history?date_filter=yesterday` }).catch((e: Error) => e)
+      assert.match(String(badFilter), /date_filter must be today, thisWeek, thisMonth or all/)
+
+      const prompts = await client.listPrompts()
+      assert.include(prompts.prompts.map((p) => p.name), "summarize_query_history")
+      const prompt = await client.getPrompt({ name: "summarize_query_history", arguments: { connection_id: "w", period: "today", table: "Article" } })
+      validateDef("2025-11-25", "GetPromptResult", prompt)
+      const text = (prompt.messages[0]!.content as { text: string }).text
+      assert.include(text, `Summarise what was run against the Weaviate connection "w" (id ${ids.w}) on the table Article`)
+      assert.match(text, /By tool: .*execute_query/)
+      assert.include(text, "query_failed")
+
+      const tools = await client.complete({ ref: { type: "ref/prompt", name: "summarize_query_history" }, argument: { name: "tool", value: "vec" } })
+      validateDef("2025-11-25", "CompleteResult", tools)
+      assert.deepStrictEqual(tools.completion.values, ["vector_search"])
+      const tables = await client.complete({
+        ref: { type: "ref/prompt", name: "summarize_query_history" },
+        argument: { name: "table", value: "A" },
+        context: { arguments: { connection_id: ids.w! } }
+      })
+      assert.deepStrictEqual(tables.completion.values, ["Article"])
+      const ids_ = await client.complete({ ref: { type: "ref/resource", uri: "weaviate://connections/{id}/history{?limit,search,date_filter}" }, argument: { name: "id", value: "" } })
+      assert.sameMembers(ids_.completion.values, [ids.w, ids.other])
+    } finally {
+      await client.close()
+    }
+    // Without history:read, the resource is refused.
+    const none = await v1(tokens.nohistory!)
+    try {
+      const refused = await none.readResource({ uri: `weaviate://connections/${ids.w}/history` }).catch((e: Error) => e)
+      assert.match(String(refused), /history:read/)
+    } finally {
+      await none.close()
+    }
+  })
+
   it("a token sees only the history of its allowlisted connections", async () => {
     const alice = await v1(tokens.alice!)
     await alice.callTool({ name: "count_rows", arguments: { connection_id: ids.other, table: "Author" } })
