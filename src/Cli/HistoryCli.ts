@@ -15,6 +15,7 @@ import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Settings from "../Daemon/Settings.ts"
 import { ConnectionStore } from "../Driver/ConnectionStore.ts"
+import * as ToolError from "../Catalogue/Tools/ToolError.ts"
 import * as HistoryEntry from "../History/HistoryEntry.ts"
 import { HistoryStore } from "../History/HistoryStore.ts"
 
@@ -65,10 +66,10 @@ const errorOf = <E>(cause: Cause.Cause<E>): { readonly code: string; readonly me
   if (Cause.isInterruptedOnly(cause)) return { code: "cancelled", message: "the command was interrupted" }
   const failure = Cause.failureOption(cause)
   const error = Option.getOrUndefined(failure) as { readonly _tag?: unknown; readonly message?: unknown } | undefined
-  return {
-    code: typeof error?._tag === "string" ? error._tag : "failed",
-    message: typeof error?.message === "string" ? error.message : Cause.pretty(cause).split("\n")[0] ?? "failed"
-  }
+  if (typeof error?._tag !== "string" || typeof error.message !== "string") return { code: "internal_failure", message: Cause.pretty(cause).split("\n")[0] ?? "failed" }
+  // The tool error codes, as the daemon records a tool's failure: the history reads the same either way.
+  const coded = error._tag === "UsageError" ? ToolError.fail("invalid_argument", error.message) : ToolError.fromDriverError(error as { _tag: string; message: string })
+  return { code: coded.code, message: coded.reason }
 }
 
 /**
@@ -95,7 +96,7 @@ export const recording = <A, E, R>(statement: Statement, run: (note: Note) => Ef
     const entry: HistoryEntry.NewEntry = {
       time,
       connection,
-      collection: note.collection ?? statement.collection ?? null,
+      collection: note.collection ?? statement.collection ?? HistoryEntry.collectionOfStatement(text),
       tenant: statement.tenant ?? null,
       consistencyLevel: statement.consistencyLevel ?? null,
       source: "cli",
