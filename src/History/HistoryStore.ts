@@ -52,6 +52,8 @@ export interface Options {
   readonly pruneEvery?: Duration.DurationInput | undefined
   /** Why the history is off when `enabled` is false (default: the setting). */
   readonly offReason?: string | undefined
+  /** The most pages (4 KB) the database may grow to, as on a small disk: past it a batch is lost as on a full one. */
+  readonly maxPageCount?: number | undefined
 }
 
 /** The defaults of `settings.json`'s `history` keys. @category constants */
@@ -187,7 +189,7 @@ const loadDriver = async (): Promise<typeof BetterSqlite3> => {
  *
  * @category constructors
  */
-export const open = async (path: string, busyTimeoutMs: number): Promise<Database> => {
+export const open = async (path: string, busyTimeoutMs: number, maxPageCount?: number): Promise<Database> => {
   const Driver = await loadDriver()
   NodeFs.closeSync(NodeFs.openSync(path, "a", 0o600))
   NodeFs.chmodSync(path, 0o600)
@@ -195,6 +197,7 @@ export const open = async (path: string, busyTimeoutMs: number): Promise<Databas
   try {
     db.pragma("journal_mode = WAL")
     db.pragma("synchronous = NORMAL")
+    if (maxPageCount !== undefined) db.pragma(`max_page_count = ${Math.floor(maxPageCount)}`)
     if ((db.pragma("user_version", { simple: true }) as number) < SCHEMA_VERSION) {
       db.exec(SCHEMA)
       db.pragma(`user_version = ${SCHEMA_VERSION}`)
@@ -335,28 +338,32 @@ const over = (
     return old + extra
   }
 
-  let pruning = false
-  /** Retention in steps, each on a turn of its own, until nothing is left to delete. */
-  const pruneAll = async (): Promise<number> => {
-    if (pruning) return 0
-    pruning = true
-    let removed = 0
-    try {
-      // The count is read again: CLI commands add entries of their own.
-      count = (db.prepare("SELECT count(*) AS n FROM entries").get() as { n: number }).n
-      for (let step = 0; step < 1_000_000; step++) {
-        const n = pruneStep(Date.now())
-        removed += n
-        if (n === 0) break
-        await new Promise((resolve) => setImmediate(resolve))
+  let pruning: Promise<number> | undefined
+  /** Retention in steps, each on a turn of its own, until nothing is left to delete; one run at a time (a second call joins it). */
+  const pruneAll = (): Promise<number> => {
+    if (pruning !== undefined) return pruning
+    const run = (async () => {
+      let removed = 0
+      try {
+        // The count is read again: CLI commands add entries of their own.
+        count = (db.prepare("SELECT count(*) AS n FROM entries").get() as { n: number }).n
+        for (let step = 0; step < 1_000_000; step++) {
+          const n = pruneStep(Date.now())
+          removed += n
+          if (n === 0) break
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+      } catch (error) {
+        if (isDamage(error)) damaged(error)
+        else report("warning", `cannot apply the query history's retention: ${messageOf(error)}`)
       }
-    } catch (error) {
-      if (isDamage(error)) damaged(error)
-      else report("warning", `cannot apply the query history's retention: ${messageOf(error)}`)
-    } finally {
-      pruning = false
-    }
-    return removed
+      return removed
+    })()
+    pruning = run
+    void run.finally(() => {
+      if (pruning === run) pruning = undefined
+    })
+    return run
   }
 
   let lostSince = 0
@@ -380,7 +387,7 @@ const over = (
       }
       return
     }
-    if (count > options.maxEntries && !pruning) void pruneAll()
+    if (count > options.maxEntries && pruning === undefined) void pruneAll()
   }
   const batch = TickBatch.make(write, (error) => report("warning", `query history: a batch was lost (${messageOf(error)})`))
 
@@ -415,7 +422,7 @@ const over = (
         count = Math.max(0, count - removed)
         return removed
       }),
-    prune: Effect.promise(() => batch.exclusive(pruneAll)),
+    prune: Effect.promise(() => pruneAll()),
     values: (column, prefix, visibility) =>
       use(() => {
         // The latest 10,000 entries only: completions answer in milliseconds on any history.
@@ -468,7 +475,7 @@ export class HistoryStore extends Context.Tag("weaviate-mcp/HistoryStore")<Histo
       const runtime = yield* Effect.runtime<never>()
       const report = (level: "warning" | "error", message: string) =>
         void Runtime.runFork(runtime)(level === "error" ? Effect.logError(message) : Effect.logWarning(message))
-      const opened = yield* Effect.either(Effect.tryPromise(() => open(path, options.busyTimeoutMs ?? 25)))
+      const opened = yield* Effect.either(Effect.tryPromise(() => open(path, options.busyTimeoutMs ?? 25, options.maxPageCount)))
       if (opened._tag === "Left") {
         const error = opened.left.error
         const damagedFile = isDamage(error)
