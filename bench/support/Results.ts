@@ -4,7 +4,10 @@
  * scenarios and baselines, the comparison with Weaviate's own MCP server adds the scenarios
  * `vector_search` and `insert_rows` and the baseline `weaviate-mcp-server`; the stdio bridge's benchmark
  * adds the scenario `bridge` and the baselines `node-start` (bare `node -e ''`) and `daemon-http`; the bulk
- * benchmark the scenarios `export` and `import` and the baseline `weaviate-client` (the gRPC client).
+ * benchmark the scenarios `export` and `import` and the baseline `weaviate-client` (the gRPC client); the
+ * query history's the scenario `history` and the baselines `history-off` (`serve --history off`),
+ * `better-sqlite3` (the same FTS5 query run directly), `jsonl` (the entries as JSON lines) and
+ * `history-at-max` (the file's size at `maxEntries`).
  */
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -12,12 +15,13 @@ import * as NodePath from "node:path"
 export const RESULTS = NodePath.join(import.meta.dirname, "..", "results.json")
 
 export interface Row {
-  readonly scenario: "tools/list" | "execute_query" | "browse" | "cancel" | "startup" | "memory" | "vector_search" | "insert_rows" | "bridge" | "export" | "import"
+  readonly scenario: "tools/list" | "execute_query" | "browse" | "cancel" | "startup" | "memory" | "vector_search" | "insert_rows" | "bridge" | "export" | "import" | "history"
   readonly metric: string
   readonly unit: string
   readonly ours: number
   readonly baseline: number
   readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client" | "weaviate-mcp-server" | "lean-node" | "node-start" | "daemon-http" | "weaviate-client"
+    | "history-off" | "better-sqlite3" | "jsonl" | "history-at-max"
   readonly ratio: number
 }
 
