@@ -194,11 +194,10 @@ const loadDriver = async (): Promise<typeof BetterSqlite3> => {
 
 /**
  * Opens (creating when missing, mode 0600) and checks the database: its header, its schema, and the
- * pages of the newest entry. SQLite creates the WAL beside it with the same mode.
- *
- * @category constructors
+ * pages of the newest entry. SQLite creates the WAL beside it with the same mode. Not exported: the
+ * package's declarations name no type of better-sqlite3 (its types are not a dependency).
  */
-export const open = async (path: string, busyTimeoutMs: number, maxPageCount?: number): Promise<Database> => {
+const open = async (path: string, busyTimeoutMs: number, maxPageCount?: number): Promise<Database> => {
   const Driver = await loadDriver()
   NodeFs.closeSync(NodeFs.openSync(path, "a", 0o600))
   NodeFs.chmodSync(path, 0o600)
