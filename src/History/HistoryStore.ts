@@ -343,6 +343,9 @@ const over = (
     const over = Math.max(0, count - old - options.maxEntries)
     const extra = over === 0 ? 0 : db.prepare("DELETE FROM entries WHERE id IN (SELECT id FROM entries ORDER BY id LIMIT ?)").run(Math.min(over, PRUNE_CHUNK)).changes
     count = Math.max(0, count - old - extra)
+    // Deleting from the index adds delete markers; merging a few hundred pages after each step purges
+    // them, so that at maxEntries the freed pages are reused and the file stops growing.
+    if (old + extra > 0) db.prepare("INSERT INTO entries_fts(entries_fts, rank) VALUES ('merge', 500)").run()
     return old + extra
   }
 
