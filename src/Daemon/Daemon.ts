@@ -138,7 +138,7 @@ export const layer = <R = never>(
     Layer.succeed(CollectionSchema.CacheTtl, settings.schemaCacheMs),
     Lifecycle.layer,
     // Opened before the transport and closed after it, so the last calls' entries are written.
-    HistoryStore.layer({ ...settings.history, ...options.history })
+    HistoryStore.layer({ ...settings.history, lazy: true, ...options.history })
   )
   const authenticator = (settings.auth === "tokens" ? Authenticator.layerTokens : Authenticator.layerAnonymous).pipe(
     Layer.provide(RateLimiter.layer({ requestsPerSecond: settings.rateLimit, authFailuresPerMinute: settings.authLockout }))

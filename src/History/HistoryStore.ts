@@ -52,6 +52,11 @@ export interface Options {
   readonly pruneEvery?: Duration.DurationInput | undefined
   /** Why the history is off when `enabled` is false (default: the setting). */
   readonly offReason?: string | undefined
+  /**
+   * Open the database at its first use rather than at once (the daemon: its start and an idle daemon
+   * never load the native module); a damaged file is then reported at that first use.
+   */
+  readonly lazy?: boolean | undefined
   /** The most pages (4 KB) the database may grow to, as on a small disk: past it a batch is lost as on a full one. */
   readonly maxPageCount?: number | undefined
 }
@@ -484,25 +489,65 @@ export class HistoryStore extends Context.Tag("weaviate-mcp/HistoryStore")<Histo
       const path = home.path("history")
       if (!options.enabled) return offService({ _tag: "Off", reason: options.offReason ?? "history.enabled is false", damaged: false }, options.recordText)
       const runtime = yield* Effect.runtime<never>()
+      const run = Runtime.runPromise(runtime)
       const report = (level: "warning" | "error", message: string) =>
         void Runtime.runFork(runtime)(level === "error" ? Effect.logError(message) : Effect.logWarning(message))
-      const opened = yield* Effect.either(Effect.tryPromise(() => open(path, options.busyTimeoutMs ?? 25, options.maxPageCount)))
-      if (opened._tag === "Left") {
-        const error = opened.left.error
-        const damagedFile = isDamage(error)
-        const reason = damagedFile ? `history.db is damaged (${messageOf(error)})` : `cannot open history.db (${messageOf(error)})`
-        yield* Effect.logError(`query history is off: ${reason}${damagedFile ? `; ${RESET_HINT}` : ""}`)
-        return offService({ _tag: "Off", reason, damaged: damagedFile }, options.recordText)
-      }
-      const db = opened.right
-      const service = over(db, path, options, report)
+
+      /** Opens the database once; a file that cannot be opened leaves the history off, said in one line. */
+      let opened: Service | undefined
+      let db: Database | undefined
+      let opening: Promise<Service> | undefined
+      const ensure = (): Promise<Service> =>
+        opening ??= open(path, options.busyTimeoutMs ?? 25, options.maxPageCount).then(
+          (database) => {
+            db = database
+            opened = over(database, path, options, report)
+            // Retention at the first open, in the background like every later run.
+            void run(opened.prune)
+            return opened
+          },
+          (error: unknown) => {
+            const damagedFile = isDamage(error)
+            const reason = damagedFile ? `history.db is damaged (${messageOf(error)})` : `cannot open history.db (${messageOf(error)})`
+            report("error", `query history is off: ${reason}${damagedFile ? `; ${RESET_HINT}` : ""}`)
+            opened = offService({ _tag: "Off", reason, damaged: damagedFile }, options.recordText)
+            return opened
+          }
+        )
+      const using = <A, E>(f: (service: Service) => Effect.Effect<A, E>) => Effect.flatMap(Effect.promise(ensure), f)
+
+      if (options.lazy !== true) yield* Effect.promise(ensure)
       yield* Effect.addFinalizer(() =>
-        service.flush.pipe(Effect.zipRight(Effect.sync(() => {
-          if (service.state()._tag === "On") db.close()
-        })))
+        opened === undefined && opening === undefined
+          ? Effect.void
+          : using((service) => service.flush).pipe(Effect.zipRight(Effect.sync(() => {
+            if (db !== undefined && opened?.state()._tag === "On") db.close()
+          })))
       )
-      yield* service.prune
-      yield* Effect.forkScoped(Effect.sleep(options.pruneEvery ?? Duration.hours(1)).pipe(Effect.zipRight(service.prune), Effect.forever))
+      // Hourly retention once the history is open (an idle daemon that never opened it has nothing to prune).
+      yield* Effect.forkScoped(
+        Effect.sleep(options.pruneEvery ?? Duration.hours(1)).pipe(
+          Effect.zipRight(Effect.suspend(() => (opened === undefined ? Effect.void : Effect.asVoid(opened.prune)))),
+          Effect.forever
+        )
+      )
+
+      const service: Service = {
+        state: () => opened?.state() ?? { _tag: "On", path },
+        recordText: options.recordText,
+        record: (entry) => {
+          if (opened !== undefined) return opened.record(entry)
+          // Before the first open: the entry waits for it (the open takes milliseconds).
+          void ensure().then((ready) => ready.record(entry))
+        },
+        flush: Effect.suspend(() => (opened === undefined && opening === undefined ? Effect.void : using((s) => s.flush))),
+        search: (query) => using((s) => s.search(query)),
+        get: (id, visibility) => using((s) => s.get(id, visibility)),
+        clear: (what) => using((s) => s.clear(what)),
+        prune: using((s) => s.prune),
+        values: (column, prefix, visibility) => using((s) => s.values(column, prefix, visibility)),
+        stats: using((s) => s.stats)
+      }
       return service
     })
 

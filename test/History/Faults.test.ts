@@ -62,6 +62,13 @@ const countRows = async (c: Client) => {
   return result
 }
 
+/** The daemon's "history is off" lines, once there is one (bounded: 100 looks, 20 ms apart). */
+const offLines = async (running: Cli.Running) => {
+  const lines = () => running.stderr().split("\n").filter((l) => l.includes("query history is off"))
+  for (let i = 0; i < 100 && lines().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  return lines()
+}
+
 const historyEntries = async (home: string) => {
   const listed = await Cli.run(["history", "--json", "--limit", "500", "--home", home])
   assert.strictEqual(listed.code, 0, listed.stderr)
@@ -91,9 +98,12 @@ describe("query history faults", () => {
       try {
         const c = await client(running.endpoint)
         await countRows(c)
+        // The history opens at its first use (the first call's entry): the line follows the answer,
+        // once; later calls are answered and say nothing more.
+        const lines = await offLines(running)
+        await countRows(c)
         await c.close()
-        const lines = running.stderr().split("\n").filter((l) => l.includes("query history is off"))
-        assert.lengthOf(lines, 1, running.stderr())
+        assert.lengthOf(await offLines(running), 1, running.stderr())
         assert.include(lines[0], "history.db is damaged")
         assert.include(lines[0], "history clear --yes")
       } finally {
@@ -131,7 +141,7 @@ describe("query history faults", () => {
         const c = await client(running.endpoint)
         await countRows(c)
         await c.close()
-        const lines = running.stderr().split("\n").filter((l) => l.includes("query history is off"))
+        const lines = await offLines(running)
         assert.lengthOf(lines, 1, running.stderr())
         assert.include(lines[0], "better-sqlite3")
       } finally {
@@ -146,7 +156,10 @@ describe("query history faults", () => {
     }
   }, 120_000)
 
-  it("serve --history off records nothing and creates no history.db", async () => {
+  /** Whether the process has mapped the native module (Linux: /proc/PID/maps). */
+  const loadsSqlite = (pid: number) => NodeFs.readFileSync(`/proc/${pid}/maps`, "utf8").includes("better_sqlite3.node")
+
+  it("serve --history off records nothing, creates no history.db and never loads the native module", async () => {
     const home = await homeWithConnection()
     const running = await serve(home, ["--history", "off"])
     try {
@@ -154,10 +167,26 @@ describe("query history faults", () => {
       await countRows(c)
       await c.close()
       assert.notInclude(running.stderr(), "query history is off")
+      assert.isFalse(loadsSqlite(running.child.pid!))
     } finally {
       await stop(running)
     }
     assert.isFalse(NodeFs.existsSync(NodePath.join(home, "history.db")))
+  }, 60_000)
+
+  it("with the history on, the daemon starts without the native module and loads it at the first statement", async () => {
+    const home = await homeWithConnection()
+    const running = await serve(home)
+    try {
+      assert.isFalse(loadsSqlite(running.child.pid!))
+      const c = await client(running.endpoint)
+      await countRows(c)
+      await c.close()
+      await historyEntries(home)
+      assert.isTrue(loadsSqlite(running.child.pid!))
+    } finally {
+      await stop(running)
+    }
   }, 60_000)
 
   it("a database locked by another writer loses history entries, never a tool call", async () => {
