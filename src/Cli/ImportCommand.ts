@@ -59,6 +59,32 @@ export class RowsRejected extends Schema.TaggedError<RowsRejected>()("RowsReject
 /** Rows reported one by one on stderr and in the summary; the rest are counted (all are in --errors). */
 const SHOWN = 100
 
+/** What the query history keeps of an import: the table and the options, as JSON. */
+const recordedAs = (flags: {
+  readonly connection: string
+  readonly table: string
+  readonly file: string
+  readonly format: Option.Option<string>
+  readonly idField: Option.Option<string>
+  readonly tenant: Option.Option<string>
+  readonly consistencyLevel: Option.Option<string>
+  readonly dryRun: boolean
+}): HistoryCli.Statement => ({
+  command: "import",
+  connection: flags.connection,
+  collection: flags.table,
+  tenant: Option.getOrUndefined(flags.tenant),
+  consistencyLevel: Option.getOrUndefined(flags.consistencyLevel),
+  statement: JSON.stringify({
+    table: flags.table,
+    file: flags.file,
+    format: Option.getOrUndefined(flags.format),
+    idField: Option.getOrUndefined(flags.idField),
+    tenant: Option.getOrUndefined(flags.tenant),
+    dryRun: flags.dryRun
+  })
+})
+
 /** @category commands */
 export const importCommand = Command.make(
   "import",
@@ -85,21 +111,7 @@ export const importCommand = Command.make(
     progress: Options.boolean("progress").pipe(Options.withDescription("Show progress on stderr even when it is not a terminal"))
   },
   (flags) =>
-    HistoryCli.recording({
-      command: "import",
-      connection: flags.connection,
-      collection: flags.table,
-      tenant: Option.getOrUndefined(flags.tenant),
-      consistencyLevel: Option.getOrUndefined(flags.consistencyLevel),
-      statement: JSON.stringify({
-        table: flags.table,
-        file: flags.file,
-        format: Option.getOrUndefined(flags.format),
-        idField: Option.getOrUndefined(flags.idField),
-        tenant: Option.getOrUndefined(flags.tenant),
-        dryRun: flags.dryRun
-      })
-    }, (note) => Effect.gen(function*() {
+    HistoryCli.recording(recordedAs(flags), (note) => Effect.gen(function*() {
       BulkHeap.bound()
       if (flags.batchSize < 1 || flags.batchSize > 10_000) return yield* new UsageError({ message: "--batch-size must be between 1 and 10000" })
       const format = Option.getOrElse(flags.format, () => (RowFormat.formatOfName(flags.file) === "csv" ? "csv" as const : "jsonl" as const))

@@ -286,9 +286,97 @@ const toParams = (entry: NewEntry, recordText: boolean) => {
   }
 }
 
+/** An open database and what the parts of the store share about it. */
+interface Open {
+  readonly db: Database
+  readonly options: Options
+  readonly report: (level: "warning" | "error", message: string) => void
+  state: State
+  /** The entries, as this process last counted them (CLI commands add their own). */
+  count: number
+  /** Turns the history off, once, saying why: the file is damaged. */
+  readonly damaged: (error: unknown) => void
+}
+
+/** Retention: past the age limit or beyond `maxEntries`, in steps, one run at a time (a second call joins it). */
+const retention = (open: Open) => {
+  const { db, options } = open
+  /** One step: at most `PRUNE_CHUNK` entries. */
+  const step = (now: number): number => {
+    if (open.state._tag === "Off") return 0
+    const cutoff = now - options.retentionDays * 86_400_000
+    const old = db.prepare("DELETE FROM entries WHERE id IN (SELECT id FROM entries WHERE time < ? ORDER BY time LIMIT ?)").run(cutoff, PRUNE_CHUNK).changes
+    const beyond = Math.max(0, open.count - old - options.maxEntries)
+    const extra = beyond === 0 ? 0 : db.prepare("DELETE FROM entries WHERE id IN (SELECT id FROM entries ORDER BY id LIMIT ?)").run(Math.min(beyond, PRUNE_CHUNK)).changes
+    open.count = Math.max(0, open.count - old - extra)
+    // Deleting from the index adds delete markers; merging a few hundred pages after each step purges
+    // them, so that at maxEntries the freed pages are reused and the file stops growing.
+    if (old + extra > 0) db.prepare("INSERT INTO entries_fts(entries_fts, rank) VALUES ('merge', 500)").run()
+    return old + extra
+  }
+  let running: Promise<number> | undefined
+  /** Every step, each on a turn of its own, until nothing is left to delete. */
+  const all = (): Promise<number> => {
+    if (running !== undefined) return running
+    const run = (async () => {
+      let removed = 0
+      try {
+        open.count = (db.prepare("SELECT count(*) AS n FROM entries").get() as { n: number }).n
+        for (let i = 0; i < 1_000_000; i++) {
+          const n = step(Date.now())
+          removed += n
+          if (n === 0) break
+          await new Promise((resolve) => setImmediate(resolve))
+        }
+      } catch (error) {
+        if (isDamage(error)) open.damaged(error)
+        else open.report("warning", `cannot apply the query history's retention: ${messageOf(error)}`)
+      }
+      return removed
+    })()
+    running = run
+    void run.finally(() => {
+      if (running === run) running = undefined
+    })
+    return run
+  }
+  return { all, running: () => running !== undefined }
+}
+
+/** The batch writer: one transaction per batch; a locked or full database loses the batch, said once a minute at most. */
+const writer = (open: Open, prune: ReturnType<typeof retention>) => {
+  const insert = open.db.prepare(INSERT)
+  const insertAll = open.db.transaction((entries: ReadonlyArray<NewEntry>) => {
+    for (const entry of entries) insert.run(toParams(entry, open.options.recordText))
+  })
+  let lostSince = 0
+  const write = (queued: ReadonlyArray<NewEntry | (() => NewEntry | undefined)>) => {
+    if (open.state._tag === "Off") return
+    const entries: Array<NewEntry> = []
+    for (const item of queued) {
+      const entry = typeof item === "function" ? item() : item
+      if (entry !== undefined) entries.push(entry)
+    }
+    try {
+      insertAll(entries)
+      open.count += entries.length
+    } catch (error) {
+      if (isDamage(error)) return open.damaged(error)
+      const now = Date.now()
+      if (now - lostSince >= 60_000) {
+        lostSince = now
+        open.report("warning", `query history: ${entries.length} entries lost (${messageOf(error)})`)
+      }
+      return
+    }
+    if (open.count > open.options.maxEntries && !prune.running()) void prune.all()
+  }
+  return TickBatch.make(write, (error) => open.report("warning", `query history: a batch was lost (${messageOf(error)})`), { delayMs: BATCH_MS })
+}
+
 /**
  * The store over an open database. `report` receives the lines the store logs (one per loss, one when
- * it turns off), `turnOff` is called once when the file turns out damaged.
+ * it turns off).
  */
 const over = (
   db: Database,
@@ -296,12 +384,23 @@ const over = (
   options: Options,
   report: (level: "warning" | "error", message: string) => void
 ): Service => {
-  let state: State = { _tag: "On", path }
-  let count = (db.prepare("SELECT count(*) AS n FROM entries").get() as { n: number }).n
-  const insert = db.prepare(INSERT)
-  const insertAll = db.transaction((entries: ReadonlyArray<NewEntry>) => {
-    for (const entry of entries) insert.run(toParams(entry, options.recordText))
-  })
+  const open: Open = {
+    db,
+    options,
+    report,
+    state: { _tag: "On", path },
+    count: (db.prepare("SELECT count(*) AS n FROM entries").get() as { n: number }).n,
+    damaged: (error) => {
+      if (open.state._tag === "Off") return
+      open.state = { _tag: "Off", reason: `history.db is damaged (${messageOf(error)})`, damaged: true }
+      report("error", `query history is off: ${open.state.reason}; ${RESET_HINT}`)
+      try {
+        db.close()
+      } catch {
+        // Closing a damaged database may fail too; it is not used again.
+      }
+    }
+  }
   const statements = new Map<string, BetterSqlite3.Statement>()
   const statementOf = (text: string) => {
     let statement = statements.get(text)
@@ -314,104 +413,30 @@ const over = (
     return statement
   }
 
-  const damaged = (error: unknown) => {
-    if (state._tag === "Off") return
-    state = { _tag: "Off", reason: `history.db is damaged (${messageOf(error)})`, damaged: true }
-    report("error", `query history is off: ${state.reason}; ${RESET_HINT}`)
-    try {
-      db.close()
-    } catch {
-      // Closing a damaged database may fail too; it is not used again.
-    }
-  }
-
   /** Runs `f` on the open database; a damaged file turns the history off, other errors are `failed`. */
   const use = <A>(f: () => A, onError: (error: unknown) => HistoryError = (e) => new HistoryError({ reason: "failed", message: messageOf(e) })) =>
     Effect.suspend(() => {
+      const state = open.state
       if (state._tag === "Off") return Effect.fail(new HistoryError({ reason: "unavailable", message: `the query history is off: ${state.reason}` }))
       try {
         return Effect.succeed(f())
       } catch (error) {
         if (isDamage(error)) {
-          damaged(error)
+          open.damaged(error)
           return Effect.fail(new HistoryError({ reason: "unavailable", message: `the query history is off: ${messageOf(error)}` }))
         }
         return Effect.fail(onError(error))
       }
     })
 
-  /** One step of retention: at most `PRUNE_CHUNK` entries, past the age limit or beyond `maxEntries`. */
-  const pruneStep = (now: number): number => {
-    if (state._tag === "Off") return 0
-    const cutoff = now - options.retentionDays * 86_400_000
-    const old = db.prepare("DELETE FROM entries WHERE id IN (SELECT id FROM entries WHERE time < ? ORDER BY time LIMIT ?)").run(cutoff, PRUNE_CHUNK).changes
-    const over = Math.max(0, count - old - options.maxEntries)
-    const extra = over === 0 ? 0 : db.prepare("DELETE FROM entries WHERE id IN (SELECT id FROM entries ORDER BY id LIMIT ?)").run(Math.min(over, PRUNE_CHUNK)).changes
-    count = Math.max(0, count - old - extra)
-    // Deleting from the index adds delete markers; merging a few hundred pages after each step purges
-    // them, so that at maxEntries the freed pages are reused and the file stops growing.
-    if (old + extra > 0) db.prepare("INSERT INTO entries_fts(entries_fts, rank) VALUES ('merge', 500)").run()
-    return old + extra
-  }
-
-  let pruning: Promise<number> | undefined
-  /** Retention in steps, each on a turn of its own, until nothing is left to delete; one run at a time (a second call joins it). */
-  const pruneAll = (): Promise<number> => {
-    if (pruning !== undefined) return pruning
-    const run = (async () => {
-      let removed = 0
-      try {
-        // The count is read again: CLI commands add entries of their own.
-        count = (db.prepare("SELECT count(*) AS n FROM entries").get() as { n: number }).n
-        for (let step = 0; step < 1_000_000; step++) {
-          const n = pruneStep(Date.now())
-          removed += n
-          if (n === 0) break
-          await new Promise((resolve) => setImmediate(resolve))
-        }
-      } catch (error) {
-        if (isDamage(error)) damaged(error)
-        else report("warning", `cannot apply the query history's retention: ${messageOf(error)}`)
-      }
-      return removed
-    })()
-    pruning = run
-    void run.finally(() => {
-      if (pruning === run) pruning = undefined
-    })
-    return run
-  }
-
-  let lostSince = 0
-  const write = (queued: ReadonlyArray<NewEntry | (() => NewEntry | undefined)>) => {
-    if (state._tag === "Off") return
-    const entries: Array<NewEntry> = []
-    for (const item of queued) {
-      const entry = typeof item === "function" ? item() : item
-      if (entry !== undefined) entries.push(entry)
-    }
-    try {
-      insertAll(entries)
-      count += entries.length
-    } catch (error) {
-      if (isDamage(error)) return damaged(error)
-      // Locked or full: these entries are lost; said once a minute at most.
-      const now = Date.now()
-      if (now - lostSince >= 60_000) {
-        lostSince = now
-        report("warning", `query history: ${entries.length} entries lost (${messageOf(error)})`)
-      }
-      return
-    }
-    if (count > options.maxEntries && pruning === undefined) void pruneAll()
-  }
-  const batch = TickBatch.make(write, (error) => report("warning", `query history: a batch was lost (${messageOf(error)})`), { delayMs: BATCH_MS })
+  const prune = retention(open)
+  const batch = writer(open, prune)
 
   return {
-    state: () => state,
+    state: () => open.state,
     recordText: options.recordText,
     record: (entry) => {
-      if (state._tag === "On") batch.push(entry)
+      if (open.state._tag === "On") batch.push(entry)
     },
     flush: Effect.promise(batch.drained),
     search: (query) =>
@@ -435,10 +460,10 @@ const over = (
       use(() => {
         const where = HistoryQuery.clearWhere(options)
         const removed = db.prepare(`DELETE FROM entries WHERE ${where.text}`).run(...where.params).changes
-        count = Math.max(0, count - removed)
+        open.count = Math.max(0, open.count - removed)
         return removed
       }),
-    prune: Effect.promise(() => pruneAll()),
+    prune: Effect.promise(prune.all),
     values: (column, prefix, visibility) =>
       use(() => {
         // The latest 10,000 entries only: completions answer in milliseconds on any history.

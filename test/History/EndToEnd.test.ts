@@ -194,7 +194,15 @@ describe("the query history of a running daemon", () => {
     assert.strictEqual(rest.code, 0, rest.stderr)
     const browse = await cli("browse", "other", "Article", "--limit", "2")
     assert.strictEqual(browse.code, 0, browse.stderr)
-    const entries = await historyJson(["other", "--client", "cli"], () => true, 3)
+    const file = NodePath.join(TestHome.tempDirSync(), "articles.jsonl")
+    const exported = await cli("export", "other", "Article", "--output", file)
+    assert.strictEqual(exported.code, 0, exported.stderr)
+    const imported = await cli("import", "other", "Article", file, "--dry-run")
+    assert.strictEqual(imported.code, 0, imported.stderr)
+    const entries = await historyJson(["other", "--client", "cli"], () => true, 5)
+    const rowsExported = NodeFs.readFileSync(file, "utf8").split("\n").filter((l) => l.trim() !== "").length
+    assert.deepInclude(entries.find((e) => e.tool === "export")!, { table: "Article", rows: rowsExported, outcome: "ok" })
+    assert.deepInclude(JSON.parse(entries.find((e) => e.tool === "import")!.statement!), { table: "Article", file, dryRun: true })
     const graphql = entries.find((e) => e.tool === "graphql")!
     assert.deepInclude(graphql, { source: "cli", connection: ids.other, table: "Article", statement: query, rows: 2, outcome: "ok" })
     assert.deepInclude(entries.find((e) => e.tool === "rest")!, { statement: "GET /v1/objects?class=Article&limit=3", rows: 3, table: "Article" })
@@ -216,7 +224,7 @@ describe("the query history of a running daemon", () => {
 
     const dry = await cli("history", "clear", "other")
     assert.match(dry.stdout, /Would delete \d+ entries; add --yes/)
-    assert.isAtLeast((await historyJson(["other"])).length, 4)
+    assert.isAtLeast((await historyJson(["other"])).length, 6)
     const cleared = await cli("history", "clear", "other", "--yes")
     assert.match(cleared.stdout, /^Deleted \d+ entries\.$/m)
     const after = await cli("history", "other", "--json")
