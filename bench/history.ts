@@ -186,6 +186,14 @@ try {
       await modernCall(running.endpoint, "search_query_history", { search: "harbour", limit: 50 }, 100 + i)
       ours.push(performance.now() - t0)
     }
+    // What any tool call costs over HTTP here, for scale: list_connections reads no database.
+    const plain: Array<number> = []
+    for (let i = 0; i < SEARCHES; i++) {
+      const t0 = performance.now()
+      await modernCall(running.endpoint, "list_connections", {}, 20_000 + i)
+      plain.push(performance.now() - t0)
+    }
+    console.log(`for scale: list_connections p50 ${percentile(plain, 50).toFixed(3)} ms through the same daemon`)
   } finally {
     await stop(running)
   }
