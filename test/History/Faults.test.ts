@@ -219,6 +219,15 @@ describe("query history faults", () => {
     }
   }, 60_000)
 
+  it("a clean shutdown (SIGTERM) writes every entry, the last batch's included", async () => {
+    const home = await homeWithConnection()
+    const running = await serve(home)
+    const c = await client(running.endpoint)
+    for (let i = 0; i < 5; i++) await countRows(c)
+    await stop(running)
+    assert.lengthOf(await historyEntries(home), 5)
+  }, 60_000)
+
   it("kill -9 of the daemon loses at most the entries of its last batch, and the database opens cleanly afterwards", async () => {
     const home = await homeWithConnection()
     const running = await serve(home)
