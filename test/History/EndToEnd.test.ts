@@ -284,6 +284,18 @@ describe("the query history of a running daemon", () => {
     }
   })
 
+  it("a 10 MB statement is recorded cut to 64 KB and marked as cut", async () => {
+    const query = `{ Get { Article(limit: 1) { title } } }\n# ${"x".repeat(10 * 1024 * 1024)}`
+    const ran = await Cli.run(["graphql", "w", "-", "--home", home], { input: query, timeoutMs: 60_000 })
+    assert.strictEqual(ran.code, 0, ran.stderr.slice(0, 500))
+    const [entry] = await historyJson(["w", "--tool", "graphql", "--limit", "1"])
+    const full = JSON.parse((await cli("history", "show", String(entry!.id), "--json")).stdout)
+    assert.isTrue(full.statementCut)
+    assert.strictEqual(full.statementBytes, Buffer.byteLength(query))
+    assert.strictEqual(Buffer.byteLength(full.statement), 64 * 1024)
+    assert.isTrue(query.startsWith(full.statement))
+  })
+
   it("a token sees only the history of its allowlisted connections", async () => {
     const alice = await v1(tokens.alice!)
     await alice.callTool({ name: "count_rows", arguments: { connection_id: ids.other, table: "Author" } })
