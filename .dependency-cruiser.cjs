@@ -11,12 +11,13 @@ const LAYERS = {
   Driver: ["Base", "Schema", "Tracing"],
   Auth: ["Base", "Schema"],
   Approval: ["Auth", "Base", "Schema"],
+  History: ["Base", "Schema"],
   Mcp: ["Auth", "Base", "Cancellation", "Schema", "Tracing"],
-  Catalogue: ["Approval", "Auth", "Base", "Cancellation", "Driver", "Mcp", "Schema", "Tracing"],
-  Activity: ["Auth", "Base", "Mcp", "Schema"],
-  Daemon: ["Activity", "Approval", "Auth", "Base", "Cancellation", "Catalogue", "Driver", "Mcp", "Schema", "Tracing"],
-  Bridge: ["Activity", "Approval", "Auth", "Base", "Cancellation", "Catalogue", "Daemon", "Driver", "Mcp", "Schema", "Tracing"],
-  Cli: ["Activity", "Approval", "Auth", "Base", "Bridge", "Cancellation", "Catalogue", "Daemon", "Driver", "Mcp", "Schema", "Tracing"]
+  Catalogue: ["Approval", "Auth", "Base", "Cancellation", "Driver", "History", "Mcp", "Schema", "Tracing"],
+  Activity: ["Auth", "Base", "History", "Mcp", "Schema"],
+  Daemon: ["Activity", "Approval", "Auth", "Base", "Cancellation", "Catalogue", "Driver", "History", "Mcp", "Schema", "Tracing"],
+  Bridge: ["Activity", "Approval", "Auth", "Base", "Cancellation", "Catalogue", "Daemon", "Driver", "History", "Mcp", "Schema", "Tracing"],
+  Cli: ["Activity", "Approval", "Auth", "Base", "Bridge", "Cancellation", "Catalogue", "Daemon", "Driver", "History", "Mcp", "Schema", "Tracing"]
 }
 
 module.exports = {

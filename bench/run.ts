@@ -28,7 +28,8 @@ export const SCENARIOS: ReadonlyArray<{
   { name: "peers", scripts: ["peers.ts"], scenarios: ["execute_query", "vector_search", "insert_rows"] },
   { name: "bridge", scripts: ["bridge.ts"], scenarios: ["bridge"] },
   { name: "bulk", scripts: ["bulk.ts", "bulk-memory.ts"], scenarios: ["export", "import"] },
-  { name: "scale", scripts: ["scale.ts"], scenarios: ["scale"], nodeArgs: ["--expose-gc"] }
+  { name: "scale", scripts: ["scale.ts"], scenarios: ["scale"], nodeArgs: ["--expose-gc"] },
+  { name: "history", scripts: ["history.ts"], scenarios: ["history"] }
 ]
 
 /** A scenario's longest run before it is stopped (every loop of a benchmark is bounded; this bounds the whole). */

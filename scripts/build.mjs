@@ -72,6 +72,10 @@ export const buildCli = async () => {
     // after the first: the OTLP exporter's first export (its HTTP transport), and the bridge starting
     // the daemon.
     supported: { "dynamic-import": false },
+    // A native module (the query history's SQLite) cannot be bundled: it stays a \`require\` of the
+    // installed package, resolved from dist/ (the bin runs the bundle with a require rooted there), and
+    // it is required only when a history opens (src/History/HistoryStore.ts), never on a start without one.
+    external: ["better-sqlite3"],
     // The sources are ES modules, which are strict; a CommonJS file is strict only when it says so.
     banner: { js: '"use strict";' },
     // No source map: one for a bundle of every dependency weighs 12 MB (2 MB without sources), and

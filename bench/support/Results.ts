@@ -9,7 +9,9 @@
  * RSS, for what a load leaves behind) and `first-100k-settled` (after the first of three loads, for growth);
  * the scale benchmark the scenario `scale` and the baselines `smallest-size` (each row's figure at the smallest
  * size measured, its `ours` at the largest) and `budget` (the stated bound: 1 request a call, 100 bytes a
- * tenant).
+ * tenant); the query history's the scenario `history` and the baselines `history-off` (`serve --history off`),
+ * `better-sqlite3` (the same FTS5 query run directly), `jsonl` (the entries as JSON lines) and
+ * `history-at-max` (the file's size at `maxEntries`).
  */
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
@@ -21,12 +23,13 @@ export const MISSED_EXIT = 3
 export const RESULTS = NodePath.join(import.meta.dirname, "..", "results.json")
 
 export interface Row {
-  readonly scenario: "tools/list" | "execute_query" | "browse" | "cancel" | "startup" | "memory" | "vector_search" | "insert_rows" | "bridge" | "export" | "import" | "scale"
+  readonly scenario: "tools/list" | "execute_query" | "browse" | "cancel" | "startup" | "memory" | "vector_search" | "insert_rows" | "bridge" | "export" | "import" | "scale" | "history"
   readonly metric: string
   readonly unit: string
   readonly ours: number
   readonly baseline: number
   readonly baselineName: "sdk-v2" | "node:http" | "direct-graphql" | "weaviate-ts-client" | "weaviate-mcp-server" | "lean-node" | "node-start" | "daemon-http" | "weaviate-client" | "minimal-bridge" | "idle-settled" | "first-100k-settled" | "smallest-size" | "budget"
+    | "history-off" | "better-sqlite3" | "jsonl" | "history-at-max"
   readonly ratio: number
 }
 

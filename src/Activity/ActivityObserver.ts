@@ -20,6 +20,7 @@ import type * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as LogLines from "../Base/LogLines.ts"
+import * as HistoryEntry from "../History/HistoryEntry.ts"
 import * as TickBatch from "../Base/TickBatch.ts"
 import { META_CLIENT_INFO } from "../Schema/McpWire.ts"
 import * as Eras from "../Mcp/Eras.ts"
@@ -66,26 +67,13 @@ const connectionOf = (method: string, params: Readonly<Record<string, unknown>>)
   return null
 }
 
-/** The statements a tool call carries, as digests: the query text, or the exact JSON of what is written. */
-const statementsOf = (tool: string | null, params: Readonly<Record<string, unknown>>): ReadonlyArray<string> => {
-  const args = params.arguments
-  if (tool === null || !isObject(args)) return []
-  switch (tool) {
-    case "execute_query":
-      return typeof args.query === "string" ? [Line.statementDigest(args.query)] : []
-    case "vector_search":
-      return typeof args.query === "string" ? [Line.statementDigest(args.query)] : []
-    case "insert_rows":
-    case "update_rows":
-      return args.rows === undefined ? [] : [Line.statementDigest(JSON.stringify(args.rows))]
-    case "delete_rows":
-      return args.uuids === undefined ? [] : [Line.statementDigest(JSON.stringify(args.uuids))]
-    case "confirm_destructive_operation":
-      return [Line.statementDigest(JSON.stringify({ operation: args.operation, table: args.table, filters: args.filters ?? [] }))]
-    default:
-      return []
-  }
-}
+/**
+ * The statements a tool call carries, as digests: the query text, or the exact JSON of what is
+ * written. The query history stores the same digest (`HistoryEntry.statementDigests`), so an entry and
+ * its line join.
+ */
+const statementsOf = (tool: string | null, params: Readonly<Record<string, unknown>>): ReadonlyArray<string> =>
+  HistoryEntry.statementDigests(tool, params.arguments)
 
 /**
  * The outcome of the JSON-RPC message the client got (a response's value, or an event stream's last

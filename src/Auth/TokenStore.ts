@@ -52,6 +52,11 @@ export const StoredToken = Schema.Struct({
     key: Schema.String,
     value: Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })
   }))),
+  /**
+   * `2` for tokens created once `history:read` existed; a token without it (created before) that has
+   * `tools:read` is granted `history:read` when read (`scopesOf`).
+   */
+  scopesRevision: Schema.optional(Schema.Literal(2)),
   createdAt: Schema.String,
   expiresAt: Schema.NullOr(Schema.String),
   revokedAt: Schema.NullOr(Schema.String),
@@ -218,12 +223,23 @@ const parseTime = (iso: string): number => {
   return Number.isNaN(ms) ? 0 : ms
 }
 
+/**
+ * The scopes of a stored token: a token created before `history:read` existed (no `scopesRevision`)
+ * that may call tools (`tools:read`) may also read the query history of its connections.
+ *
+ * @category conversions
+ */
+export const scopesOf = (stored: Pick<StoredToken, "scopes" | "scopesRevision">): ReadonlyArray<ScopeSchema> =>
+  stored.scopesRevision === undefined && stored.scopes.includes("tools:read") && !stored.scopes.includes("history:read")
+    ? [...stored.scopes, "history:read"]
+    : stored.scopes
+
 const toEntry = (stored: StoredToken): Entry => ({
   info: {
     id: stored.id,
     name: stored.name,
     access: stored.access,
-    scopes: stored.scopes,
+    scopes: scopesOf(stored),
     connections: Option.fromNullable(stored.connections),
     tenants: Option.fromNullable(stored.tenants),
     createdAt: parseTime(stored.createdAt),
@@ -306,6 +322,7 @@ const newToken = (request: CheckedRequest, file: TokensFile, now: number): { rea
     name: request.name,
     access: request.access,
     scopes: [...request.scopes],
+    scopesRevision: 2,
     connections: request.connections === null ? null : [...request.connections],
     ...(request.tenants === null ? {} : { tenants: request.tenants as StoredToken["tenants"] }),
     createdAt: new Date(now).toISOString(),

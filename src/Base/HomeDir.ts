@@ -14,7 +14,8 @@ export const FileNames = {
   connections: "connections.json",
   tokens: "tokens.json",
   activity: "activity.log",
-  settings: "settings.json"
+  settings: "settings.json",
+  history: "history.db"
 } as const
 
 export type FileName = keyof typeof FileNames

@@ -23,13 +23,17 @@ export interface TickBatch<A> {
 
 /**
  * A batcher whose batches are handled by `handle`. A batch that throws or rejects is reported to
- * `onError` and the next batch runs all the same.
+ * `onError` and the next batch runs all the same. With `delayMs`, a batch takes what is pushed during
+ * that many milliseconds after its first item instead of one turn of the event loop (a store whose
+ * cost is per batch, such as an SQLite transaction, pays it once for many calls); the timer does not
+ * keep the process alive, and `drained` takes what is pending at once.
  *
  * @category constructors
  */
 export const make = <A>(
   handle: (items: ReadonlyArray<A>) => Promise<void> | void,
-  onError: (error: unknown) => void
+  onError: (error: unknown) => void,
+  options: { readonly delayMs?: number } = {}
 ): TickBatch<A> => {
   let pending: Array<A> = []
   let scheduled = false
@@ -54,7 +58,8 @@ export const make = <A>(
       pending.push(item)
       if (!scheduled) {
         scheduled = true
-        setImmediate(run)
+        if (options.delayMs === undefined) setImmediate(run)
+        else setTimeout(run, options.delayMs).unref()
       }
     },
     drained: () => run().then(() => tail),

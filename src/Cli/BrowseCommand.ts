@@ -14,6 +14,7 @@ import * as Option from "effect/Option"
 import { Driver } from "../Driver/Driver.ts"
 import * as FilterBuilder from "../Driver/FilterBuilder.ts"
 import * as CommonOptions from "./CommonOptions.ts"
+import * as HistoryCli from "./HistoryCli.ts"
 import { driverLayer, formatTable } from "./DriverCli.ts"
 
 /** @category commands */
@@ -35,7 +36,14 @@ export const browseCommand = Command.make(
     consistencyLevel: CommonOptions.consistencyLevel
   },
   (flags) =>
-    Effect.gen(function*() {
+    HistoryCli.recording({
+      command: "browse",
+      connection: flags.connection,
+      collection: flags.table,
+      tenant: Option.getOrUndefined(flags.tenant),
+      consistencyLevel: Option.getOrUndefined(flags.consistencyLevel),
+      statement: JSON.stringify({ table: flags.table, filters: flags.filter, sort: flags.sort, limit: flags.limit, offset: flags.offset })
+    }, (note) => Effect.gen(function*() {
       const filters = yield* Effect.forEach(flags.filter, (text) => FilterBuilder.parseFilterText(text))
       const sort = yield* Effect.forEach(flags.sort, (text) => FilterBuilder.parseSortText(text))
       const driver = yield* Driver
@@ -48,6 +56,8 @@ export const browseCommand = Command.make(
         consistencyLevel: Option.getOrUndefined(flags.consistencyLevel)
       })
       const names = page.columns.map((c) => c.name)
+      note.rows = page.rows.length
+      note.collection = page.collection
       if (flags.json) {
         return yield* Console.log(JSON.stringify(
           {
@@ -69,5 +79,5 @@ export const browseCommand = Command.make(
           ? `(no rows from offset ${page.offset})`
           : `(rows ${page.offset + 1}-${last}${page.nextOffset !== undefined ? `; next page: --offset ${page.nextOffset}` : ""})`
       )
-    }).pipe(Effect.provide(driverLayer(flags.home)))
+    })).pipe(Effect.provide(driverLayer(flags.home)), Effect.provide(CommonOptions.homeLayer(flags.home)))
 ).pipe(Command.withDescription("Show one page of a collection"))

@@ -14,6 +14,7 @@
  *   `weaviate-mcp` that exists, and its bridge starts and lists the tools (or its HTTP entry's
  *   endpoint and token list them);
  * - `activity-log`: the hash chain and the head of activity.log (docs/activity.md);
+ * - `history`: the query history's size, entry count and integrity (`PRAGMA quick_check`; docs/history.md);
  * - `node`: the Node version.
  *
  * `--json` prints `{"version":1,"ok":boolean,"checks":[{"id","title","status","detail","fix"}]}`,
@@ -40,6 +41,7 @@ import { Driver } from "../Driver/Driver.ts"
 import { AlreadyReported } from "./CliErrors.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { driverLayer } from "./DriverCli.ts"
+import * as HistoryCli from "./HistoryCli.ts"
 import { probe } from "./StatusCommand.ts"
 
 // ===== Report =====
@@ -328,6 +330,24 @@ const activityCheck = Effect.gen(function*() {
     : check("activity-log", "activity log", "ok", `activity.log: ${ActivityHead.describe(comparison)}`)
 })
 
+/** The query history: size, entries, `PRAGMA quick_check`; a damaged or unloadable store fails. */
+const historyCheck = Effect.scoped(Effect.gen(function*() {
+  const configured = yield* HistoryCli.settings
+  const history = yield* HistoryCli.open({ forReading: true })
+  const state = history.state()
+  const off = configured.enabled ? "" : " (recording is off: history.enabled is false)"
+  if (state._tag === "Off") {
+    return check("history", "query history", "fail", `the query history is off: ${state.reason}`, state.damaged ? "weaviate-mcp history clear --yes (sets the damaged file aside), then restart serve" : "npm rebuild better-sqlite3 in the package's directory, then restart serve")
+  }
+  const stats = yield* Effect.either(history.stats)
+  if (stats._tag === "Left") return check("history", "query history", "fail", stats.left.message, "weaviate-mcp history clear --yes, then restart serve")
+  const { bytes, entries, path, quickCheck } = stats.right
+  const size = `${(bytes / 1024 / 1024).toFixed(1)} MB`
+  return quickCheck === "ok"
+    ? check("history", "query history", "ok", `${path}: ${entries} entries, ${size}, quick_check ok${off}`)
+    : check("history", "query history", "fail", `${path}: quick_check found: ${quickCheck}`, "weaviate-mcp history clear --yes (sets the damaged file aside), then restart serve")
+}))
+
 const nodeCheck = (): Check => {
   const major = Number.parseInt(process.versions.node.split(".")[0] ?? "0", 10)
   return major >= MIN_NODE_MAJOR
@@ -344,7 +364,7 @@ export const run = Effect.gen(function*() {
   const daemon = yield* daemonChecks
   const connections = yield* connectionChecks
   const clients = yield* clientChecks(daemon.running)
-  const checks = [...daemon.checks, ...connections, ...clients, yield* activityCheck, nodeCheck()]
+  const checks = [...daemon.checks, ...connections, ...clients, yield* activityCheck, yield* historyCheck, nodeCheck()]
   return { version: 1 as const, ok: checks.every((c) => c.status !== "fail"), checks }
 })
 
@@ -366,4 +386,4 @@ export const doctorCommand = Command.make("doctor", { home: CommonOptions.home, 
   }).pipe(
     Effect.provide(driverLayer(flags.home)),
     Effect.provide(CommonOptions.homeLayer(flags.home))
-  )).pipe(Command.withDescription("Check the daemon, connections, client configs, approvals, the activity log and versions; exit 1 when a check fails"))
+  )).pipe(Command.withDescription("Check the daemon, connections, client configs, approvals, the activity log, the query history and versions; exit 1 when a check fails"))

@@ -31,6 +31,7 @@ import * as BulkHeap from "./BulkHeap.ts"
 import * as BulkProgress from "./BulkProgress.ts"
 import { UsageError } from "./CliErrors.ts"
 import * as CommonOptions from "./CommonOptions.ts"
+import * as HistoryCli from "./HistoryCli.ts"
 import { driverLayer } from "./DriverCli.ts"
 
 /** The export file could not be written. @category errors */
@@ -127,7 +128,21 @@ export const exportCommand = Command.make(
     progress: Options.boolean("progress").pipe(Options.withDescription("Show progress on stderr even when it is not a terminal"))
   },
   (flags) =>
-    Effect.gen(function*() {
+    HistoryCli.recording({
+      command: "export",
+      connection: flags.connection,
+      collection: flags.table,
+      tenant: Option.getOrUndefined(flags.tenant),
+      consistencyLevel: Option.getOrUndefined(flags.consistencyLevel),
+      statement: JSON.stringify({
+        table: flags.table,
+        format: Option.getOrUndefined(flags.format),
+        output: Option.getOrUndefined(flags.output),
+        tenant: Option.getOrUndefined(flags.tenant),
+        includeVector: flags.includeVector,
+        resume: Option.getOrUndefined(flags.resume)
+      })
+    }, (note) => Effect.gen(function*() {
       BulkHeap.bound()
       const resume = Option.getOrUndefined(flags.resume)
       if (resume !== undefined && !UUID.test(resume)) return yield* new UsageError({ message: `--resume must be a cursor (a uuid), got '${resume}'` })
@@ -217,6 +232,7 @@ export const exportCommand = Command.make(
           // flushed when closed), and the cursor names its last row.
           return target.write(text, () => {
             rows += page.length
+            note.rows = rows
             const last = page[page.length - 1]?.uuid
             if (typeof last === "string") cursor = last
             progress.update(rows)
@@ -229,5 +245,5 @@ export const exportCommand = Command.make(
       if (temporary !== undefined && output !== undefined) yield* rename(temporary, output)
       progress.finish()
       summary(true)
-    }).pipe(Effect.scoped, Effect.provide(driverLayer(flags.home)))
+    }).pipe(Effect.scoped)).pipe(Effect.provide(driverLayer(flags.home)), Effect.provide(CommonOptions.homeLayer(flags.home)))
 ).pipe(Command.withDescription("Write every row of a collection to a file or stdout (JSONL, CSV or JSON)"))

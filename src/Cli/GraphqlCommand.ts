@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import { DatabaseRefused } from "../Driver/DriverError.ts"
 import { Driver } from "../Driver/Driver.ts"
 import * as CommonOptions from "./CommonOptions.ts"
+import * as HistoryCli from "./HistoryCli.ts"
 import { driverLayer, formatTable, readStdin } from "./DriverCli.ts"
 
 /** @category commands */
@@ -29,13 +30,21 @@ export const graphqlCommand = Command.make(
     consistencyLevel: CommonOptions.consistencyLevel
   },
   (flags) =>
-    Effect.gen(function*() {
+    HistoryCli.recording({
+      command: "graphql",
+      connection: flags.connection,
+      tenant: Option.getOrUndefined(flags.tenant),
+      consistencyLevel: Option.getOrUndefined(flags.consistencyLevel)
+    }, (note) => Effect.gen(function*() {
       const text = Option.isNone(flags.query) || flags.query.value === "-" ? yield* readStdin : flags.query.value
+      note.statement = text
       const driver = yield* Driver
       const result = yield* driver.graphql(flags.connection, text, {
         tenant: Option.getOrUndefined(flags.tenant),
         consistencyLevel: Option.getOrUndefined(flags.consistencyLevel)
       })
+      note.rows = result.kind === "grid" ? result.tables.reduce((n, t) => n + t.rows.length, 0) : null
+      note.collection = result.kind === "grid" ? result.tables[0]?.collection : undefined
       if (flags.json) {
         yield* Console.log(JSON.stringify(result.kind === "grid" ? { tables: result.tables, errors: result.errors } : { data: result.data, errors: result.errors }, null, 2))
       } else if (result.kind === "grid") {
@@ -50,5 +59,5 @@ export const graphqlCommand = Command.make(
       if (result.errors.length > 0) {
         return yield* new DatabaseRefused({ status: 200, detail: result.errors.map((e) => e.message).join("; ") })
       }
-    }).pipe(Effect.provide(driverLayer(flags.home)))
+    })).pipe(Effect.provide(driverLayer(flags.home)), Effect.provide(CommonOptions.homeLayer(flags.home)))
 ).pipe(Command.withDescription("Run a read-only GraphQL query"))

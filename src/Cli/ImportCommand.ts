@@ -30,6 +30,7 @@ import * as BulkHeap from "./BulkHeap.ts"
 import * as BulkProgress from "./BulkProgress.ts"
 import { UsageError } from "./CliErrors.ts"
 import * as CommonOptions from "./CommonOptions.ts"
+import * as HistoryCli from "./HistoryCli.ts"
 import { driverLayer } from "./DriverCli.ts"
 import { consistencyLevel, OutputFailed } from "./ExportCommand.ts"
 
@@ -58,6 +59,32 @@ export class RowsRejected extends Schema.TaggedError<RowsRejected>()("RowsReject
 /** Rows reported one by one on stderr and in the summary; the rest are counted (all are in --errors). */
 const SHOWN = 100
 
+/** What the query history keeps of an import: the table and the options, as JSON. */
+const recordedAs = (flags: {
+  readonly connection: string
+  readonly table: string
+  readonly file: string
+  readonly format: Option.Option<string>
+  readonly idField: Option.Option<string>
+  readonly tenant: Option.Option<string>
+  readonly consistencyLevel: Option.Option<string>
+  readonly dryRun: boolean
+}): HistoryCli.Statement => ({
+  command: "import",
+  connection: flags.connection,
+  collection: flags.table,
+  tenant: Option.getOrUndefined(flags.tenant),
+  consistencyLevel: Option.getOrUndefined(flags.consistencyLevel),
+  statement: JSON.stringify({
+    table: flags.table,
+    file: flags.file,
+    format: Option.getOrUndefined(flags.format),
+    idField: Option.getOrUndefined(flags.idField),
+    tenant: Option.getOrUndefined(flags.tenant),
+    dryRun: flags.dryRun
+  })
+})
+
 /** @category commands */
 export const importCommand = Command.make(
   "import",
@@ -84,7 +111,7 @@ export const importCommand = Command.make(
     progress: Options.boolean("progress").pipe(Options.withDescription("Show progress on stderr even when it is not a terminal"))
   },
   (flags) =>
-    Effect.gen(function*() {
+    HistoryCli.recording(recordedAs(flags), (note) => Effect.gen(function*() {
       BulkHeap.bound()
       if (flags.batchSize < 1 || flags.batchSize > 10_000) return yield* new UsageError({ message: "--batch-size must be between 1 and 10000" })
       const format = Option.getOrElse(flags.format, () => (RowFormat.formatOfName(flags.file) === "csv" ? "csv" as const : "jsonl" as const))
@@ -145,6 +172,7 @@ export const importCommand = Command.make(
           Effect.try({
             try: () => {
               written += result.written
+              note.rows = written
               for (const r of result.rejected) {
                 rejected++
                 const entry = { line: r.line, ...(r.uuid !== undefined ? { uuid: r.uuid } : {}), reason: r.reason }
@@ -194,5 +222,5 @@ export const importCommand = Command.make(
         )
       }
       if (rejected > 0) return yield* new RowsRejected({ rejected, written, dryRun: flags.dryRun })
-    }).pipe(Effect.scoped, Effect.provide(driverLayer(flags.home)))
+    }).pipe(Effect.scoped)).pipe(Effect.provide(driverLayer(flags.home)), Effect.provide(CommonOptions.homeLayer(flags.home)))
 ).pipe(Command.withDescription("Write the rows of a JSONL or CSV file into a collection (batched)"))

@@ -14,6 +14,7 @@ import { connectionsCommand } from "./ConnectionsCommand.ts"
 import { doctorCommand } from "./DoctorCommand.ts"
 import { exportCommand } from "./ExportCommand.ts"
 import { graphqlCommand } from "./GraphqlCommand.ts"
+import { historyCommand } from "./HistoryCommand.ts"
 import { importCommand } from "./ImportCommand.ts"
 import { pauseCommand, resumeCommand } from "./PauseCommand.ts"
 import { restCommand } from "./RestCommand.ts"
@@ -26,4 +27,4 @@ import { tokensCommand } from "./TokensCommand.ts"
 /** The root command. @category commands */
 export const root = CommonOptions.rootOf([serveCommand, tokensCommand, connectionsCommand, browseCommand, tenantsCommand, graphqlCommand,
   restCommand, activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand, doctorCommand,
-  exportCommand, importCommand])
+  exportCommand, importCommand, historyCommand])

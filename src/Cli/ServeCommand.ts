@@ -60,6 +60,10 @@ const options = {
     Options.withDescription("Milliseconds a collection read from the schema is reused (default 2000; 0 = read it on every call)"),
     Options.optional
   ),
+  history: Options.choice("history", ["on", "off"]).pipe(
+    Options.withDescription("Record every statement in the query history, history.db (default on; settings.json history.enabled)"),
+    Options.optional
+  ),
   logLevel: Options.choice("log-level", ["all", "trace", "debug", "info", "warning", "error", "fatal", "none"]).pipe(Options.optional),
   logFormat: Options.choice("log-format", ["text", "json"]).pipe(Options.optional),
   otlp: Options.text("otlp").pipe(
@@ -90,7 +94,7 @@ export const serveCommand = Command.make("serve", options, (flags) =>
   Effect.gen(function*() {
     const provider = yield* Settings.provider()
     const configured = yield* Effect.withConfigProvider(Settings.ServeSettings, provider)
-    const settings = Settings.overrideWith(configured, {
+    const overridden = Settings.overrideWith(configured, {
       port: Option.map(flags.port, Option.some),
       auth: flags.auth,
       approvals: flags.approvals,
@@ -104,6 +108,7 @@ export const serveCommand = Command.make("serve", options, (flags) =>
       logLevel: flags.logLevel,
       logFormat: flags.logFormat
     })
+    const settings = Option.isSome(flags.history) ? { ...overridden, history: { ...overridden.history, enabled: flags.history.value === "on" } } : overridden
     if (Option.isSome(settings.port) && !(Number.isInteger(settings.port.value) && settings.port.value >= 0 && settings.port.value <= 65535)) {
       const field = Option.isSome(flags.port) ? "--port" : "the port setting (settings.json or WEAVIATE_MCP_PORT)"
       return yield* new UsageError({ message: `${field} must be a port number between 0 and 65535 (0 = any free port), got ${settings.port.value}` })
@@ -123,6 +128,7 @@ export const serveCommand = Command.make("serve", options, (flags) =>
       settings,
       port: Option.match(settings.port, { onNone: () => ({ preferred: Settings.DEFAULT_PORT }), onSome: (port) => port }),
       otlpTracesUrl: Tracing.tracesUrl(Option.getOrUndefined(flags.otlp)),
+      history: { offReason: Option.isSome(flags.history) ? "serve --history off" : "history.enabled is false in settings.json" },
       onListening: (address) => Console.log(`weaviate-mcp listening on ${address.url}/mcp`),
       onDefaultToken: (created) => Console.log(firstRunMessage(created))
     })

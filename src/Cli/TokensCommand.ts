@@ -157,7 +157,7 @@ export const createCommand = Command.make(
     home: CommonOptions.home,
     name: Options.text("name").pipe(Options.withDescription("A name to recognise the token by")),
     access: Options.choice("access", AccessLevel.literals).pipe(
-      Options.withDescription("readOnly (tools:read, resources:read), readWrite (+ tools:write) or fullAccess (+ admin)")
+      Options.withDescription("readOnly (tools:read, resources:read, history:read), readWrite (+ tools:write) or fullAccess (+ admin)")
     ),
     scopes: Options.text("scopes").pipe(
       Options.withDescription("Comma-separated scopes, narrowing the access level's defaults"),

@@ -48,6 +48,7 @@ import { PauseSwitch } from "../Mcp/PauseSwitch.ts"
 import { ServerInstance } from "../Mcp/ServerInstance.ts"
 import * as Serve from "./Serve.ts"
 import * as Tracing from "../Tracing/Tracing.ts"
+import { HistoryStore, type Options as HistoryOptions } from "../History/HistoryStore.ts"
 import type { ServeSettings } from "./Settings.ts"
 
 /**
@@ -61,7 +62,7 @@ export class DaemonSettings extends Context.Tag("weaviate-mcp/DaemonSettings")<D
 export type CatalogueServices = Catalogue.Tools | Catalogue.Resources | Catalogue.Prompts | Catalogue.Completions
 
 /** What the daemon offers the catalogue layers it composes. @category models */
-export type CatalogueEnvironment = Home | DaemonSettings | InFlight | TokenStore
+export type CatalogueEnvironment = Home | DaemonSettings | InFlight | TokenStore | HistoryStore
 
 /**
  * The catalogue `serve` serves: tools, resources, prompts and completions over the driver, with one
@@ -109,6 +110,8 @@ export interface DaemonOptions<R = never> {
   readonly otlpTracesUrl?: string | undefined
   /** Retention of the activity log (default 90 days, pruned daily). */
   readonly activity?: ActivityLogOptions
+  /** The query history beyond `settings.history` (the reason it is off, a busy timeout, how often retention runs). */
+  readonly history?: Partial<HistoryOptions>
   /** The catalogue; default `defaultCatalogue`. Tests and embedding programs bring their own. */
   readonly catalogue?: Layer.Layer<CatalogueServices, unknown, CatalogueEnvironment>
 }
@@ -133,7 +136,9 @@ export const layer = <R = never>(
       schemaMs: settings.schemaTimeoutSeconds * 1000
     }),
     Layer.succeed(CollectionSchema.CacheTtl, settings.schemaCacheMs),
-    Lifecycle.layer
+    Lifecycle.layer,
+    // Opened before the transport and closed after it, so the last calls' entries are written.
+    HistoryStore.layer({ ...settings.history, lazy: true, ...options.history })
   )
   const authenticator = (settings.auth === "tokens" ? Authenticator.layerTokens : Authenticator.layerAnonymous).pipe(
     Layer.provide(RateLimiter.layer({ requestsPerSecond: settings.rateLimit, authFailuresPerMinute: settings.authLockout }))

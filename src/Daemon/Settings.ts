@@ -30,6 +30,23 @@ export type AuthMode = typeof AuthMode.Type
 const literal = <const A extends ReadonlyArray<string>>(name: string, ...values: A) =>
   Config.literal(...values)(name) as Config.Config<A[number]>
 
+const atLeastOne = { message: "must be 1 or more", validation: (n: number) => n >= 1 }
+
+/**
+ * The query history's settings (`history.enabled`, `history.retentionDays`, `history.maxEntries`,
+ * `history.recordText`), nested under `history` in settings.json and `WEAVIATE_MCP_HISTORY_*` in the
+ * environment.
+ *
+ * @category config
+ */
+export const HistorySettings = Config.all({
+  enabled: Config.boolean("enabled").pipe(Config.withDefault(true)),
+  retentionDays: Config.integer("retentionDays").pipe(Config.validate(atLeastOne), Config.withDefault(90)),
+  maxEntries: Config.integer("maxEntries").pipe(Config.validate(atLeastOne), Config.withDefault(1_000_000)),
+  recordText: Config.boolean("recordText").pipe(Config.withDefault(true))
+}).pipe(Config.nested("history"))
+export type HistorySettings = Config.Config.Success<typeof HistorySettings>
+
 /**
  * The settings of `serve`, as `Config` (names are camelCase in settings.json and
  * `WEAVIATE_MCP_CONSTANT_CASE` in the environment).
@@ -50,6 +67,8 @@ export const ServeSettings = Config.all({
   schemaTimeoutSeconds: Config.integer("schemaTimeoutSeconds").pipe(Config.validate({ message: "must be 0 or more", validation: (n) => n >= 0 }), Config.withDefault(15)),
   /** Milliseconds a collection read from the schema is reused (`CollectionSchema.CacheTtl`); `0` = read every time. */
   schemaCacheMs: Config.integer("schemaCacheMs").pipe(Config.validate({ message: "must be 0 or more", validation: (n) => n >= 0 }), Config.withDefault(2000)),
+  /** The query history (`history.db`): settings.json `"history": { "enabled", "retentionDays", "maxEntries", "recordText" }`. */
+  history: HistorySettings,
   logLevel: literal("logLevel", "all", "trace", "debug", "info", "warning", "error", "fatal", "none").pipe(Config.withDefault("info" as const)),
   logFormat: literal("logFormat", "text", "json").pipe(Config.withDefault("text" as const))
 })

@@ -10,14 +10,14 @@ export const AccessLevel = Schema.Literal("readOnly", "readWrite", "fullAccess")
 export type AccessLevel = typeof AccessLevel.Type
 
 /** Token scopes. @category schemas */
-export const Scope = Schema.Literal("tools:read", "tools:write", "resources:read", "admin")
+export const Scope = Schema.Literal("tools:read", "tools:write", "resources:read", "history:read", "admin")
 export type Scope = typeof Scope.Type
 
 /** Default scopes of each access level. @category constants */
 export const defaultScopes: Record<AccessLevel, ReadonlyArray<Scope>> = {
-  readOnly: ["tools:read", "resources:read"],
-  readWrite: ["tools:read", "resources:read", "tools:write"],
-  fullAccess: ["tools:read", "resources:read", "tools:write", "admin"]
+  readOnly: ["tools:read", "resources:read", "history:read"],
+  readWrite: ["tools:read", "resources:read", "history:read", "tools:write"],
+  fullAccess: ["tools:read", "resources:read", "history:read", "tools:write", "admin"]
 }
 
 /** Per-connection Safe Mode: how writes are confirmed. @category schemas */

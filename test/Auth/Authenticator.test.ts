@@ -130,7 +130,7 @@ describe("Authenticator", () => {
             id: info.id,
             name: "ci",
             access: "fullAccess",
-            scopes: ["tools:read", "resources:read", "tools:write", "admin"],
+            scopes: ["tools:read", "resources:read", "history:read", "tools:write", "admin"],
             connections: Option.some(["c1"]),
             expiresAt: Option.some(86_400_000),
             source: "store"

@@ -89,7 +89,7 @@ describe("TokenStore", () => {
     withStore((store) =>
       Effect.gen(function*() {
         const { info } = yield* store.create({ name: "rw", access: "readWrite" })
-        assert.deepStrictEqual(info.scopes, ["tools:read", "resources:read", "tools:write"])
+        assert.deepStrictEqual(info.scopes, ["tools:read", "resources:read", "history:read", "tools:write"])
         assert.deepStrictEqual(info.connections, Option.none())
         const refused = yield* Effect.flip(store.create({ name: "ro", access: "readOnly", scopes: ["tools:write"] }))
         assert.strictEqual(refused._tag, "InvalidTokenRequest")
@@ -199,6 +199,25 @@ describe("TokenStore", () => {
         const revokedId = yield* Queue.take(revocations).pipe(Effect.timeoutFail({ duration: "1 second", onTimeout: () => "not seen" }))
         assert.strictEqual(revokedId, info.id)
       }), true, false))
+
+  it.scoped("history:read is granted to tokens created before it existed that have tools:read, and only to them", () =>
+    withStore((store, dir) =>
+      Effect.gen(function*() {
+        const older = yield* store.create({ name: "older", access: "readOnly" })
+        const noTools = yield* store.create({ name: "resources only", access: "readOnly", scopes: ["resources:read"] })
+        const narrowed = yield* store.create({ name: "narrowed now", access: "readOnly", scopes: ["tools:read"] })
+        // The first two as an earlier version wrote them: no scopesRevision, no history:read.
+        const path = NodePath.join(dir, "tokens.json")
+        const file = (yield* SecretFile.readJsonIfExists(path)) as { version: 1; tokens: Array<{ id: string; scopes: Array<string>; scopesRevision?: number }> }
+        const old = file.tokens.map((t) =>
+          t.id === narrowed.info.id ? t : (({ scopesRevision: _, ...rest }) => ({ ...rest, scopes: rest.scopes.filter((s) => s !== "history:read") }))(t))
+        yield* SecretFile.writeJsonAtomic(path, { ...file, tokens: old })
+        const reread = yield* TokenStore.make({ watch: false }).pipe(Effect.provide(homeLayer(dir)))
+        const scopes = (token: string) => Effect.map(reread.verify(token), (p) => Option.getOrThrow(p).scopes)
+        assert.deepStrictEqual(yield* scopes(older.token), ["tools:read", "resources:read", "history:read"])
+        assert.deepStrictEqual(yield* scopes(noTools.token), ["resources:read"])
+        assert.deepStrictEqual(yield* scopes(narrowed.token), ["tools:read"])
+      })))
 
   it.scopedLive("removing a token from the file (a hand edit) is a revocation too", () =>
     withStore((running, dir) =>

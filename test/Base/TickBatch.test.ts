@@ -1,10 +1,31 @@
 /** Work left behind by requests is handled a turn later, one batch per turn, one batch at a time, in order. */
 import { assert, describe, it } from "@effect/vitest"
+import { vi } from "vitest"
 import * as TickBatch from "../../src/Base/TickBatch.ts"
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 describe("TickBatch", () => {
+  it("with delayMs, what is pushed during the delay after the first item is one batch, handled when the delay is over", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout"] })
+    try {
+      const batches: Array<ReadonlyArray<number>> = []
+      const batch = TickBatch.make<number>((items) => void batches.push(items), () => undefined, { delayMs: 100 })
+      batch.push(1)
+      await vi.advanceTimersByTimeAsync(60)
+      batch.push(2)
+      await vi.advanceTimersByTimeAsync(39)
+      assert.deepStrictEqual(batches, [])
+      await vi.advanceTimersByTimeAsync(1)
+      assert.deepStrictEqual(batches, [[1, 2]])
+      batch.push(3)
+      await batch.drained()
+      assert.deepStrictEqual(batches, [[1, 2], [3]], "drained takes what is pending at once")
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it("what is pushed in one turn is handled as one batch on the next turn, not at push", async () => {
     const batches: Array<ReadonlyArray<number>> = []
     const batch = TickBatch.make<number>((items) => void batches.push(items), () => undefined)

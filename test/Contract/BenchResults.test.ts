@@ -13,10 +13,14 @@ const RESULTS = NodePath.resolve(import.meta.dirname, "../../bench/results.json"
 // adds the scenarios vector_search and insert_rows and the baseline weaviate-mcp-server; the stdio
 // bridge's benchmark the scenario bridge and the baselines node-start and daemon-http; the bulk
 // benchmark the scenarios export and import and the baseline weaviate-client (gRPC); the scale benchmark
-// the scenario scale and the baselines smallest-size and budget.
-const SCENARIOS = ["tools/list", "execute_query", "browse", "cancel", "startup", "memory", "vector_search", "insert_rows", "bridge", "export", "import", "scale"]
+// the scenario scale and the baselines smallest-size and budget; the query history's the scenario history
+// and the baselines history-off, better-sqlite3, jsonl and history-at-max.
+const SCENARIOS = ["tools/list", "execute_query", "browse", "cancel", "startup", "memory", "vector_search", "insert_rows", "bridge", "export", "import", "scale", "history"]
 const MEMBERS = ["baseline", "baselineName", "metric", "ours", "ratio", "scenario", "unit"]
-const BASELINES = ["sdk-v2", "node:http", "direct-graphql", "weaviate-ts-client", "weaviate-mcp-server", "lean-node", "node-start", "daemon-http", "weaviate-client", "minimal-bridge", "idle-settled", "first-100k-settled", "smallest-size", "budget"]
+const BASELINES = [
+  "sdk-v2", "node:http", "direct-graphql", "weaviate-ts-client", "weaviate-mcp-server", "lean-node", "node-start", "daemon-http", "weaviate-client",
+  "minimal-bridge", "idle-settled", "first-100k-settled", "smallest-size", "budget", "history-off", "better-sqlite3", "jsonl", "history-at-max"
+]
 
 describe("Contract: bench/results.json", () => {
   it("bench/results.json is an array of {scenario, metric, unit, ours, baseline, baselineName, ratio}; scenario and baselineName among the README's; ratio = ours / baseline", () => {

@@ -68,6 +68,25 @@ describe("settings precedence", () => {
       assert.include(String(error), "rateLimit")
     }))
 
+  it.scoped("the history settings: defaults, the history object of settings.json, and WEAVIATE_MCP_HISTORY_* over it", () =>
+    Effect.gen(function*() {
+      const dir = yield* TestHome.tempDir()
+      assert.deepStrictEqual((yield* resolve(dir, {})).history, { enabled: true, retentionDays: 90, maxEntries: 1_000_000, recordText: true })
+      yield* Effect.promise(() =>
+        NodeFs.writeFile(NodePath.join(dir, "settings.json"), JSON.stringify({ history: { enabled: false, retentionDays: 30, maxEntries: 500, recordText: false } }))
+      )
+      assert.deepStrictEqual((yield* resolve(dir, {})).history, { enabled: false, retentionDays: 30, maxEntries: 500, recordText: false })
+      const fromEnv = yield* resolve(dir, {
+        WEAVIATE_MCP_HISTORY_ENABLED: "true",
+        WEAVIATE_MCP_HISTORY_RETENTION_DAYS: "7",
+        WEAVIATE_MCP_HISTORY_MAX_ENTRIES: "1000",
+        WEAVIATE_MCP_HISTORY_RECORD_TEXT: "true"
+      })
+      assert.deepStrictEqual(fromEnv.history, { enabled: true, retentionDays: 7, maxEntries: 1000, recordText: true })
+      const refused = yield* Effect.flip(resolve(dir, { WEAVIATE_MCP_HISTORY_MAX_ENTRIES: "0" }))
+      assert.include(String(refused), "maxEntries")
+    }))
+
   it.scoped("settings.json that is not an object is refused", () =>
     Effect.gen(function*() {
       const dir = yield* TestHome.tempDir()

@@ -27,7 +27,8 @@ import Ajv2020 from "ajv/dist/2020.js"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { beforeAll, describe, expect, it } from "vitest"
-import { all as allTools } from "../../src/Catalogue/Tools/ToolsLive.ts"
+import { withHistory as allTools } from "../../src/Catalogue/Tools/ToolsLive.ts"
+import * as HistoryCatalogue from "../../src/Catalogue/HistoryCatalogue.ts"
 import { descriptors as promptDescriptors } from "../../src/Catalogue/Prompts/Prompts.ts"
 import { templates as resourceTemplates } from "../../src/Catalogue/Resources/ResourceUri.ts"
 import * as Settings from "../../src/Daemon/Settings.ts"
@@ -196,8 +197,10 @@ const parseHelp = (code: number | null, text: string): Help => {
 /** The command paths the root help lists: `serve`, `connections add`, `clients disconnect`, …. */
 const commandPaths = (rootHelp: string): Array<ReadonlyArray<string>> => {
   const paths: Array<ReadonlyArray<string>> = []
-  for (const m of rootHelp.matchAll(/^ {2}- (.*)$/gm)) {
-    const tokens = m[1]!.split(/\s+/)
+  // A usage wraps onto lines of its own (indented, not starting with a capital: the description does):
+  // a subcommand of a command with flags (`history … show`) is named on a later line.
+  for (const m of rootHelp.matchAll(/^ {2}- (.*(?:\n {6}(?![A-Z]).*)*)$/gm)) {
+    const tokens = m[1]!.trim().split(/\s+/)
     const head: Array<string> = []
     let depth = 0
     let afterFlag = false
@@ -447,7 +450,8 @@ const filesUnder = (dir: string): Array<string> =>
 // ===== tools.md =====
 
 describe("docs/tools.md is the catalogue", () => {
-  const tools = allTools({} as never)
+  // The daemon's catalogue: with a query history, hence search_query_history too.
+  const tools = allTools({} as never, {} as never)
   const byName = new Map(tools.map((t) => [t.descriptor.name, t]))
   const toolsPage = page("docs/tools.md")
   const ajv = new Ajv2020.default({ strict: false, allErrors: true })
@@ -505,12 +509,12 @@ describe("docs/tools.md is the catalogue", () => {
 
   it("every prompt and every resource template is in its table", () => {
     const tableRows = toolsPage.prose.filter((l) => l.text.startsWith("| `")).map((l) => l.text)
-    for (const prompt of promptDescriptors) {
+    for (const prompt of [...promptDescriptors, HistoryCatalogue.prompt]) {
       const row = tableRows.find((r) => r.startsWith(`| \`${prompt.name}\` |`))
       expect(row, prompt.name).toBeDefined()
       for (const argument of prompt.arguments) expect(row, `${prompt.name} ${argument.name}`).toContain(`${argument.name}${argument.required === true ? "*" : ""}`)
     }
-    for (const template of resourceTemplates) {
+    for (const template of [...resourceTemplates, HistoryCatalogue.template]) {
       expect(tableRows.some((r) => r.startsWith(`| \`${template.uriTemplate}\` |`)), template.uriTemplate).toBe(true)
     }
   })

@@ -20,9 +20,12 @@ const cleanEnv = (env: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => {
 }
 
 /** Runs to completion (bounded by `timeoutMs`). */
-export const run = (args: ReadonlyArray<string>, options: { readonly env?: NodeJS.ProcessEnv; readonly input?: string; readonly timeoutMs?: number } = {}) =>
+export const run = (
+  args: ReadonlyArray<string>,
+  options: { readonly env?: NodeJS.ProcessEnv; readonly input?: string; readonly timeoutMs?: number; /** another copy of the package's bin */ readonly bin?: string } = {}
+) =>
   new Promise<Finished>((resolve, reject) => {
-    const child = NodeChild.spawn(process.execPath, [BIN, ...args], { env: cleanEnv(options.env), stdio: "pipe" })
+    const child = NodeChild.spawn(process.execPath, [options.bin ?? BIN, ...args], { env: cleanEnv(options.env), stdio: "pipe" })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (d) => (stdout += d))
@@ -55,10 +58,12 @@ export const serve = (
     readonly timeoutMs?: number
     /** flags for node itself (V8's are refused in NODE_OPTIONS) */
     readonly nodeArgs?: ReadonlyArray<string>
+    /** another copy of the package's bin */
+    readonly bin?: string
   } = {}
 ) =>
   new Promise<Running>((resolve, reject) => {
-    const child = NodeChild.spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, "serve", ...args], { env: cleanEnv(options.env), stdio: "pipe" })
+    const child = NodeChild.spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, "serve", ...args], { env: cleanEnv(options.env), stdio: "pipe" })
     let stdout = ""
     let stderr = ""
     const exited = new Promise<Finished>((done) => child.once("exit", (code, signal) => done({ code, signal, stdout, stderr })))

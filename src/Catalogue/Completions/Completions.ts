@@ -19,15 +19,18 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { FirstAccess } from "../../Approval/FirstAccess.ts"
 import type * as CollectionSchema from "../../Driver/CollectionSchema.ts"
-import type { ConnectionStore } from "../../Driver/ConnectionStore.ts"
+import { ConnectionStore } from "../../Driver/ConnectionStore.ts"
+import { HistoryStore } from "../../History/HistoryStore.ts"
 import { Driver } from "../../Driver/Driver.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import { InvalidParams } from "../../Schema/McpErrors.ts"
 import { type Completion, Completions } from "../../Mcp/Catalogue.ts"
 import { descriptors as promptDescriptors, PROPERTY_ARGUMENTS } from "../Prompts/Prompts.ts"
 import * as ConnectionAccess from "../ConnectionAccess.ts"
+import * as HistoryCatalogue from "../HistoryCatalogue.ts"
 import * as ResourceUri from "../Resources/ResourceUri.ts"
 
 /** The most values one answer carries (MCP `CompleteResult`). @category constants */
@@ -56,6 +59,11 @@ const none: Completion = { values: [], total: 0, hasMore: false }
 export const make = Effect.gen(function*() {
   const driver = yield* Driver
   const access = yield* ConnectionAccess.make
+  const store = yield* ConnectionStore
+  const history = yield* Effect.serviceOption(HistoryStore)
+  /** Whether a reference is the query history's prompt or template (there is one only with a history). */
+  const isHistory = (ref: Parameters<Completions["Type"]["complete"]>[0]["ref"]) =>
+    Option.isSome(history) && (ref.type === "ref/prompt" ? ref.name === HistoryCatalogue.PROMPT : ref.uri === HistoryCatalogue.TEMPLATE)
 
   const visibleConnection = Effect.fnUntraced(function*(idOrName: string | undefined) {
     if (idOrName === undefined) return undefined
@@ -72,6 +80,9 @@ export const make = Effect.gen(function*() {
     )
 
   const argumentNames = (ref: { readonly type: "ref/prompt"; readonly name: string } | { readonly type: "ref/resource"; readonly uri: string }) => {
+    if (isHistory(ref)) {
+      return Effect.succeed(ref.type === "ref/prompt" ? HistoryCatalogue.prompt.arguments.map((a) => a.name) : HistoryCatalogue.TEMPLATE_VARIABLES)
+    }
     if (ref.type === "ref/prompt") {
       const prompt = promptDescriptors.find((d) => d.name === ref.name)
       return prompt === undefined
@@ -93,7 +104,11 @@ export const make = Effect.gen(function*() {
     const names = yield* argumentNames(request.ref)
     const { name, value } = request.argument
     if (!names.includes(name)) return none
-    if (name === "connection_id") {
+    if (isHistory(request.ref) && Option.isSome(history)) {
+      const answer = HistoryCatalogue.completeArgument({ store, history: history.value }, name, value, request.context)
+      if (answer !== undefined) return yield* answer
+    }
+    if (name === "connection_id" || (name === "id" && isHistory(request.ref))) {
       const connections = yield* access.visible
       return completeFrom(connections.map((c) => ({ value: c.id, keys: [c.id, c.name] })), value)
     }

@@ -21,9 +21,11 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import type { FirstAccess } from "../../Approval/FirstAccess.ts"
 import * as CollectionSchema from "../../Driver/CollectionSchema.ts"
-import type { ConnectionStore } from "../../Driver/ConnectionStore.ts"
+import { ConnectionStore } from "../../Driver/ConnectionStore.ts"
+import { HistoryStore } from "../../History/HistoryStore.ts"
 import { Driver } from "../../Driver/Driver.ts"
 import * as GraphqlEditor from "../../Driver/GraphqlEditor.ts"
 import * as RestConsole from "../../Driver/RestConsole.ts"
@@ -31,6 +33,7 @@ import type { Connection } from "../../Schema/Connection.ts"
 import { InvalidParams, type McpError } from "../../Schema/McpErrors.ts"
 import { complete, type PromptDescriptor, type PromptResult, Prompts } from "../../Mcp/Catalogue.ts"
 import * as ConnectionAccess from "../ConnectionAccess.ts"
+import * as HistoryCatalogue from "../HistoryCatalogue.ts"
 import { schemaJson } from "../Resources/Resources.ts"
 import * as ResourceUri from "../Resources/ResourceUri.ts"
 import * as SchemaText from "./SchemaText.ts"
@@ -396,8 +399,11 @@ const missingArguments = (descriptor: (typeof descriptors)[number], args: Args) 
 export const make = Effect.gen(function*() {
   const driver = yield* Driver
   const access = yield* ConnectionAccess.make
+  const store = yield* ConnectionStore
+  const history = yield* Effect.serviceOption(HistoryStore)
 
   const get = Effect.fnUntraced(function*(name: string, args: Args) {
+    if (name === HistoryCatalogue.PROMPT && Option.isSome(history)) return yield* HistoryCatalogue.get({ store, access, history: history.value }, args)
     const descriptor = descriptors.find((d) => d.name === name)
     if (descriptor === undefined) {
       return yield* new InvalidParams({
@@ -425,7 +431,8 @@ export const make = Effect.gen(function*() {
     return complete(result)
   })
 
-  return Prompts.of({ all: descriptors, get })
+  // With a query history (the daemon's), its prompt too.
+  return Prompts.of({ all: Option.isSome(history) ? [...descriptors, HistoryCatalogue.prompt] : descriptors, get })
 })
 
 /** @category layers */

@@ -37,6 +37,8 @@ import {
 } from "../../Mcp/Catalogue.ts"
 import { CurrentPrincipal, permissionOn } from "../../Auth/Principal.ts"
 import * as ConnectionAccess from "../ConnectionAccess.ts"
+import * as HistoryCatalogue from "../HistoryCatalogue.ts"
+import { HistoryStore } from "../../History/HistoryStore.ts"
 import * as ResourceUri from "./ResourceUri.ts"
 import { ResourceRef } from "./ResourceUri.ts"
 
@@ -145,6 +147,7 @@ interface Deps {
   readonly pollInterval: Duration.Duration
   readonly listTimeout: Duration.Duration
   readonly sampleSize: number
+  readonly history: Option.Option<HistoryStore["Type"]>
 }
 
 /** `resources/list`: the connections resource, then each visible connection's meta, schema and tables. */
@@ -198,7 +201,7 @@ const makeList = ({ access, driver, listTimeout }: Deps) => {
 }
 
 /** `resources/read`: the body of each kind of resource, after access and first access. */
-const makeRead = ({ access, driver, sampleSize }: Deps) => {
+const makeRead = ({ access, driver, history, sampleSize, store }: Deps) => {
   const connectionsBody = Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     const connections = yield* access.visible
@@ -263,6 +266,10 @@ const makeRead = ({ access, driver, sampleSize }: Deps) => {
   }
 
   const read = Effect.fnUntraced(function*(uri: string) {
+    const historyRef = Option.isSome(history) ? HistoryCatalogue.parse(uri) : undefined
+    if (historyRef !== undefined && Option.isSome(history)) {
+      return yield* HistoryCatalogue.read({ store, access, history: history.value }, uri, yield* historyRef)
+    }
     const ref = yield* parse(uri)
     if (ref._tag === "Connections") return complete(jsonContents(uri, yield* connectionsBody, ResourceUri.ttlMs.Connections))
     const connection = yield* access.readable(ref.connectionId)
@@ -329,10 +336,13 @@ export const make = Effect.fnUntraced(function*(options: Options = {}) {
     access: yield* ConnectionAccess.make,
     pollInterval: Duration.decode(options.schemaPollInterval ?? Duration.seconds(10)),
     listTimeout: Duration.decode(options.listSchemaTimeout ?? Duration.seconds(5)),
-    sampleSize: options.sampleRows ?? 10
+    sampleSize: options.sampleRows ?? 10,
+    history: yield* Effect.serviceOption(HistoryStore)
   }
   const { listChanged, watch } = makeNotifications(deps)
-  return Resources.of({ list: makeList(deps), templates: ResourceUri.templates, read: makeRead(deps), listChanged, watch })
+  // With a query history (the daemon's), its template too.
+  const templates = Option.isSome(deps.history) ? [...ResourceUri.templates, HistoryCatalogue.template] : ResourceUri.templates
+  return Resources.of({ list: makeList(deps), templates, read: makeRead(deps), listChanged, watch })
 })
 
 /** @category layers */

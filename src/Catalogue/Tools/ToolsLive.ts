@@ -6,6 +6,8 @@
  */
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import { HistoryStore } from "../../History/HistoryStore.ts"
 import type { ApprovalFlow } from "../../Approval/ApprovalFlow.ts"
 import type { FirstAccess } from "../../Approval/FirstAccess.ts"
 import type { ConnectionStore } from "../../Driver/ConnectionStore.ts"
@@ -15,6 +17,8 @@ import { makeEnv, type ToolEnv } from "./ConnectionGate.ts"
 import * as ConnectionTools from "./ConnectionTools.ts"
 import * as DestructiveOperation from "./DestructiveOperation.ts"
 import * as ExecuteQuery from "./ExecuteQuery.ts"
+import * as HistoryRecording from "./HistoryRecording.ts"
+import * as QueryHistory from "./QueryHistory.ts"
 import * as RowTools from "./RowTools.ts"
 import * as SchemaTools from "./SchemaTools.ts"
 import * as TenantTools from "./TenantTools.ts"
@@ -44,8 +48,27 @@ export const all = (env: ToolEnv): ReadonlyArray<Tool> => [
   DestructiveOperation.confirmDestructiveOperation(env)
 ]
 
+/**
+ * Every tool, each call recorded in the query history when there is one (`HistoryStore` in the
+ * context: the daemon's), which also adds `search_query_history`.
+ *
+ * @category constructors
+ */
+export const withHistory = (env: ToolEnv, history: HistoryStore["Type"]): ReadonlyArray<Tool> => {
+  const connectionId = (idOrName: string) =>
+    env.store.get(idOrName).pipe(Effect.map((connection) => connection.id), Effect.orElseSucceed(() => idOrName))
+  return [
+    ...all(env).map((tool) => HistoryRecording.recorded(tool, history, connectionId)),
+    QueryHistory.searchQueryHistory(env.store, history)
+  ]
+}
+
 /** @category layers */
 export const ToolsLive: Layer.Layer<Tools, never, Driver | ConnectionStore | ApprovalFlow | FirstAccess> = Layer.effect(
   Tools,
-  Effect.map(makeEnv, (env) => Tools.of({ all: all(env) }))
+  Effect.gen(function*() {
+    const env = yield* makeEnv
+    const history = yield* Effect.serviceOption(HistoryStore)
+    return Tools.of({ all: Option.isSome(history) ? withHistory(env, history.value) : all(env) })
+  })
 )

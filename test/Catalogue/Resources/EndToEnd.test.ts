@@ -151,7 +151,8 @@ describe("catalogue end to end", () => {
           const h = yield* E2E
           const call = yield* callerFor(era)
           const templates = yield* call("resources/templates/list", {}, "ListResourceTemplatesResult")
-          assert.strictEqual(templates.result.resourceTemplates.length, 5)
+          // The contract's four, the row of a tenant, and the daemon's query history.
+          assert.strictEqual(templates.result.resourceTemplates.length, 6)
           const uri = `weaviate://connections/${h.local}/tables/Product`
           const read = yield* call("resources/read", { uri }, "ReadResourceResult")
           const content = read.result.contents[0]
@@ -171,7 +172,8 @@ describe("catalogue end to end", () => {
           const h = yield* E2E
           const call = yield* callerFor(era)
           const prompts = yield* call("prompts/list", {}, "ListPromptsResult")
-          assert.strictEqual(prompts.result.prompts.length, 6)
+          // The six of the contract and summarize_query_history (the daemon has a history).
+          assert.strictEqual(prompts.result.prompts.length, 7)
           const got = yield* call("prompts/get", { name: "explain_table", arguments: { connection_id: h.local, table: "Bulk007" } }, "GetPromptResult")
           const text = got.result.messages[0].content.text as string
           assert.include(text, "### Bulk007")
@@ -259,12 +261,12 @@ describe("the daemon's own catalogue", () => {
       Effect.gen(function*() {
         const templates = yield* postModern("resources/templates/list", {})
         validateMessage(MODERN, templates.json, "ListResourceTemplatesResult")
-        assert.strictEqual(templates.json.result.resourceTemplates.length, 5)
+        assert.strictEqual(templates.json.result.resourceTemplates.length, 6)
         const resources = yield* postModern("resources/list", {})
         validateMessage(MODERN, resources.json, "ListResourcesResult")
         assert.deepStrictEqual(resources.json.result.resources.map((r: { uri: string }) => r.uri), ["weaviate://connections"])
         const prompts = yield* postModern("prompts/list", {})
-        assert.strictEqual(prompts.json.result.prompts.length, 6)
+        assert.strictEqual(prompts.json.result.prompts.length, 7)
         const unknown = yield* postModern("prompts/get", { name: "explain_schema", arguments: { connection_id: "nope" } })
         assert.strictEqual(unknown.json.error.code, -32602)
       }))
