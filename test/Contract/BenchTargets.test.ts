@@ -72,6 +72,20 @@ describe("Bench targets", () => {
     }
   })
 
+  it("docs/benchmarks.md's table of standing targets lists every target of bench/targets.json, with its row and bound", () => {
+    const page = NodeFs.readFileSync(NodePath.join(ROOT, "docs", "benchmarks.md"), "utf8")
+    const section = page.slice(page.indexOf("## Standing targets"), page.indexOf("## Latest results"))
+    const lines = section.split("\n").filter((line) => line.startsWith("| ") && !line.startsWith("| target"))
+    const targets = Targets.load()
+    assert.strictEqual(lines.length, targets.length, "one line per target")
+    for (const t of targets) {
+      const line = lines.find((l) => l.startsWith(`| ${t.name} |`))
+      assert.isDefined(line, `no line for ${t.name}`)
+      assert.include(line!, `\`${t.scenario}\` / \`${t.metric}\` / \`${t.baselineName}\``)
+      for (const n of [t.bound?.max, t.bound?.min].filter((x) => x !== undefined)) assert.match(line!, new RegExp(`[≤≥] \\+?${n}`), t.name)
+    }
+  })
+
   it("a figure past a standing bound is missed, within it held; a max and a min bound are both enforced", () => {
     const max = target({ bound: { max: 2.5 } })
     const min = target({ metric: "calls_per_second_vs_lean", bound: { min: 0.9 } })
