@@ -24,7 +24,8 @@
  * Prints requests/s, p50 and p99 per server, and merges the `tools/list` rows (ours with authentication
  * on against `node:http` and `sdk-v2`; authentication off against `node:http`) into `bench/results.json`.
  * Run with `npm run bench:tools-list` after `npm run build` (`DURATION_MS=n`, `CONNECTIONS=n` to change
- * the load; `SERVERS=node:http,ours` measures only those; `BENCH_BASELINE_BIN=/other/bin/weaviate-mcp.js`
+ * the load; `SERVERS=node:http,ours` measures only those; `BENCH_BASELINE_UNCAPPED=1` starts the baseline build
+ * below without the young-generation cap `npm start` gives (`--max-semi-space-size=4`); `BENCH_BASELINE_BIN=/other/bin/weaviate-mcp.js`
  * adds another build of ours, in the same turns, to measure a change against the code without it).
  */
 import * as NodeChildProcess from "node:child_process"
@@ -253,10 +254,10 @@ const spawnServer = (
   })
 
 /** Our daemon, built, with its defaults but the rate limit (64 connections of one principal would be limited), in a fresh home. */
-const spawnOurs = (name: string, bin: string, auth: "tokens" | "off", dir: string, children: Array<NodeChildProcess.ChildProcess>) => {
+const spawnOurs = (name: string, bin: string, auth: "tokens" | "off", dir: string, children: Array<NodeChildProcess.ChildProcess>, capped = true) => {
   const home = NodeFs.mkdtempSync(NodePath.join(dir, "home-"))
   // Its operational log (logfmt, info: a line per request, batched per tick) goes to a file, as lean-node's.
-  return spawnServer(name, [DAEMON_HEAP_FLAG, bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", ...(auth === "off" ? ["--auth", "off"] : [])], NodePath.join(home, "serve.log"), children, { withToken: auth === "tokens" })
+  return spawnServer(name, [...(capped ? [DAEMON_HEAP_FLAG] : []), bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", ...(auth === "off" ? ["--auth", "off"] : [])], NodePath.join(home, "serve.log"), children, { withToken: auth === "tokens" })
 }
 
 const main = async () => {
@@ -289,7 +290,7 @@ const main = async () => {
     const baselineOf = SERVERS.has("ours") ? "ours" : "ours-auth-off"
     const baselineBuild = BASELINE_BIN === undefined
       ? []
-      : [await spawnOurs(BASELINE_NAME, BASELINE_BIN, baselineOf === "ours" ? "tokens" : "off", dir, children)]
+      : [await spawnOurs(BASELINE_NAME, BASELINE_BIN, baselineOf === "ours" ? "tokens" : "off", dir, children, process.env.BENCH_BASELINE_UNCAPPED !== "1")]
     // Every server is sent exactly what ours is (each daemon its own first-run token, lean-node ours).
     const withToken = (s: Awaited<ReturnType<typeof spawnServer>>) =>
       ({ ...s, target: { ...s.target, headers: { ...s.target.headers, authorization: `Bearer ${s.bearer ?? ours.bearer}` } } })
