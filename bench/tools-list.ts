@@ -111,6 +111,8 @@ interface Measured extends Wrk.Measurement {
   readonly bytesPerRequest: number
   /** Each round's requests per second, in order. */
   readonly rounds: ReadonlyArray<number>
+  /** Each window's p99, in order (the p99 reported is their median). */
+  readonly windowP99s: ReadonlyArray<number>
 }
 
 const median = (values: ReadonlyArray<number>) => percentile(values, 50)
@@ -172,12 +174,13 @@ const measureAll = async (servers: ReadonlyArray<Served>): Promise<Map<string, M
       p99Ms: median(list.map((w) => w.result.p99Ms)),
       cpuMicrosPerRequest: (list.reduce((n, w) => n + w.cpuMs, 0) * 1000) / requests,
       bytesPerRequest: list.reduce((n, w) => n + w.bytes, 0) / requests,
-      rounds: list.map((w) => w.result.requestsPerSecond)
+      rounds: list.map((w) => w.result.requestsPerSecond),
+      windowP99s: list.map((w) => w.result.p99Ms)
     }
     console.log(
       `${target.name.padEnd(14)} ${m.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${m.p50Ms.toFixed(2)} ms  ` +
         `p99 ${m.p99Ms.toFixed(2)} ms  CPU ${m.cpuMicrosPerRequest.toFixed(0)} µs/request  alloc ${(m.bytesPerRequest / 1024).toFixed(1)} KB/request  ` +
-        `(${requests} requests in ${ROUNDS} rounds; load average ${NodeOs.loadavg()[0]!.toFixed(2)})`
+        `(${requests} requests in ${ROUNDS} rounds; load average ${NodeOs.loadavg()[0]!.toFixed(2)}; p99 by window ${m.windowP99s.map((p) => p.toFixed(1)).join(", ")} ms)`
     )
     measured.set(target.name, m)
   }

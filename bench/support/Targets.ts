@@ -58,7 +58,9 @@ export const load = (file = TARGETS): ReadonlyArray<Target> => {
     if (t.on !== "ratio" && t.on !== "ours" && t.on !== "difference" && t.on !== "none") {
       throw new Error(`${where}: "on" must be ratio, ours, difference or none`)
     }
-    if (t.on !== "none" && !isBound(t.bound)) throw new Error(`${where}: a target on ${t.on} needs a bound {max?, min?}`)
+    if (t.bound !== undefined && !isBound(t.bound)) throw new Error(`${where}: "bound" must be {max?, min?}`)
+    // A target with an aim and no bound is one not reached yet: reported against its aim, never failing.
+    if (t.on !== "none" && !isBound(t.bound) && !isBound(t.aim)) throw new Error(`${where}: a target on ${t.on} needs a bound {max?, min?} or an aim`)
     if (t.on === "none" && t.bound !== undefined) throw new Error(`${where}: a reported figure (on: none) has no bound`)
     if (t.aim !== undefined && !isBound(t.aim)) throw new Error(`${where}: "aim" must be {max?, min?}`)
     return t as unknown as Target
@@ -111,7 +113,7 @@ export const table = (judged: ReadonlyArray<Judged>): string => {
     measuredText(j),
     boundText(j.target.bound, j.target.on, j.row?.unit ?? ""),
     boundText(j.target.aim, j.target.on === "none" ? "ratio" : j.target.on, j.row?.unit ?? ""),
-    j.verdict + (j.atAim === true && j.verdict !== "missed" ? " (at aim)" : "")
+    j.verdict + (j.atAim === true && j.verdict !== "missed" ? " (at aim)" : j.atAim === false && j.verdict === "reported" ? " (aim not reached)" : "")
   ])
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)))
   const render = (cells: ReadonlyArray<string>) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd()

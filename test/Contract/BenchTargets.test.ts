@@ -123,6 +123,15 @@ describe("Bench targets", () => {
     assert.strictEqual(absent!.verdict, "not run")
   })
 
+  it("a target with an aim and no bound (not reached yet) is reported against its aim and never fails the run", () => {
+    const { bound: _, ...unbounded } = target({})
+    const open: Targets.Target = { ...unbounded, aim: { max: 1.5 } }
+    const [judged] = Targets.judge([open], [row("execute_query", "cpu_per_call", "lean-node", 6, 1)])
+    assert.strictEqual(judged!.verdict, "reported")
+    assert.isFalse(judged!.atAim)
+    assert.include(Targets.table([judged!]), "aim not reached")
+  })
+
   it("the last row measured for a target is the one judged (a later merge replaces an earlier one)", () => {
     const [judged] = Targets.judge([target({})], [
       row("execute_query", "cpu_per_call", "lean-node", 1, 1),
@@ -138,7 +147,7 @@ describe("Bench targets", () => {
       NodeFs.writeFileSync(file, JSON.stringify({ targets: [{ name: "x", scenario: "execute_query", metric: "m", baselineName: "lean-node", on: "ratio" }] }))
       assert.throws(() => Targets.load(file), /needs a bound/)
       NodeFs.writeFileSync(file, JSON.stringify({ targets: [{ ...target({}), bound: { below: 2 } }] }))
-      assert.throws(() => Targets.load(file), /needs a bound/)
+      assert.throws(() => Targets.load(file), /must be \{max\?, min\?\}/)
     } finally {
       NodeFs.rmSync(dir, { recursive: true, force: true })
     }
