@@ -25,6 +25,7 @@ import { UsageError } from "./CliErrors.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { formatTable } from "./DriverCli.ts"
 import * as HistoryCli from "./HistoryCli.ts"
+import * as QueryHistory from "../Catalogue/Tools/QueryHistory.ts"
 
 /** There is no entry with that id. @category errors */
 export class HistoryEntryNotFound extends Schema.TaggedError<HistoryEntryNotFound>()("HistoryEntryNotFound", { id: Schema.Number }) {
@@ -129,29 +130,12 @@ const clearCommand = Command.make(
     }).pipe(layers(flags.home))
 ).pipe(Command.withDescription("Delete history entries (all, one connection's, or those before a date); needs --yes"))
 
-/** An entry as `--json` prints it. */
+/** An entry as `--json` prints it: as `search_query_history` gives it, with the principal's id and name apart and the cut statement's size. */
 const toJsonEntry = (entry: NonNullable<Effect.Effect.Success<ReturnType<HistoryStore["Type"]["get"]>>>) => ({
-  id: entry.id,
-  time: new Date(entry.time).toISOString(),
-  connection: entry.connection,
-  table: entry.collection,
-  tenant: entry.tenant,
-  consistencyLevel: entry.consistencyLevel,
-  source: entry.source,
-  client: entry.client,
+  ...QueryHistory.toJson(entry),
   principal: entry.principal,
   principalName: entry.principalName,
-  tool: entry.tool,
-  statement: entry.statement,
-  statementCut: entry.cutFrom !== null,
-  statementBytes: entry.cutFrom,
-  digest: entry.digest,
-  durationMs: entry.durationMs,
-  rows: entry.rows,
-  outcome: entry.outcome,
-  errorCode: entry.errorCode,
-  errorMessage: entry.errorMessage,
-  approval: entry.approval
+  statementBytes: entry.cutFrom
 })
 
 /** @category commands */
