@@ -35,7 +35,7 @@ export class HistoryEntryNotFound extends Schema.TaggedError<HistoryEntryNotFoun
 }
 
 /** The columns of the table, in order. @category constants */
-export const COLUMNS = ["id", "time", "connection", "table", "tool", "source", "outcome", "rows", "ms", "statement"] as const
+export const COLUMNS = QueryHistory.ENTRY_COLUMNS
 
 const STATEMENT_WIDTH = 60
 
@@ -155,21 +155,7 @@ export const historyCommand = Command.make("history", listCommand, (flags) =>
     })
     if (flags.json) return yield* Console.log(JSON.stringify(page.entries.map(toJsonEntry), null, 2))
     if (page.entries.length === 0) return yield* Console.log("No history.")
-    yield* Console.log(formatTable(COLUMNS, page.entries.map((e) => {
-      const statement = (e.statement ?? e.digest ?? "").replace(/\s+/g, " ")
-      return {
-        id: e.id,
-        time: new Date(e.time).toISOString().replace(/\.\d{3}Z$/, "Z"),
-        connection: e.connection,
-        table: e.collection,
-        tool: e.tool,
-        source: e.source === "cli" ? "cli" : e.client ?? "mcp",
-        outcome: e.outcome === "ok" ? "ok" : e.errorCode ?? "error",
-        rows: e.rows,
-        ms: Math.round(e.durationMs),
-        statement: statement.length > STATEMENT_WIDTH ? `${statement.slice(0, STATEMENT_WIDTH - 1)}…` : statement
-      }
-    })))
+    yield* Console.log(formatTable(COLUMNS, page.entries.map((e) => QueryHistory.entryRow(e, STATEMENT_WIDTH, (iso) => iso.replace(/\.\d{3}Z$/, "Z")))))
     if (page.nextCursor !== undefined) yield* Console.log(`(the newest ${page.entries.length}; --limit shows more, up to 500)`)
   }).pipe(layers(flags.home))).pipe(
   Command.withDescription("Show the query history: every statement run by AI clients and the command line (history show ID, history clear)"),

@@ -67,26 +67,34 @@ export const toJson = (entry: Entry): typeof EntryJson.Type => ({
 
 const ONE_LINE = 80
 
+/** The columns of a table of entries, for the tool's text and the `history` command. @category rendering */
+export const ENTRY_COLUMNS = ["id", "time", "connection", "table", "tool", "source", "outcome", "rows", "ms", "statement"] as const
+
+/**
+ * One entry as a row of that table: the statement on one line, cut to `width` characters; the time
+ * as `time` writes it.
+ *
+ * @category rendering
+ */
+export const entryRow = (e: Entry, width: number, time: (iso: string) => string = (iso) => iso) => {
+  const statement = (e.statement ?? e.digest ?? "").replace(/\s+/g, " ")
+  return {
+    id: e.id,
+    time: time(new Date(e.time).toISOString()),
+    connection: e.connection,
+    table: e.collection,
+    tool: e.tool,
+    source: e.source === "cli" ? "cli" : e.client ?? "mcp",
+    outcome: e.outcome === "ok" ? "ok" : e.errorCode ?? "error",
+    rows: e.rows,
+    ms: Math.round(e.durationMs),
+    statement: statement.length > width ? `${statement.slice(0, width - 1)}…` : statement
+  }
+}
+
 /** The text table of entries: one line each, the statement on one line and cut. @category rendering */
 export const renderEntries = (entries: ReadonlyArray<Entry>): string =>
-  TextTable.render(
-    ["id", "time", "connection", "table", "tool", "source", "outcome", "rows", "ms", "statement"],
-    entries.map((e) => {
-      const statement = (e.statement ?? e.digest ?? "").replace(/\s+/g, " ")
-      return {
-        id: e.id,
-        time: new Date(e.time).toISOString(),
-        connection: e.connection,
-        table: e.collection,
-        tool: e.tool,
-        source: e.source === "cli" ? "cli" : e.client ?? "mcp",
-        outcome: e.outcome === "ok" ? "ok" : e.errorCode ?? "error",
-        rows: e.rows,
-        ms: Math.round(e.durationMs),
-        statement: statement.length > ONE_LINE ? `${statement.slice(0, ONE_LINE - 1)}…` : statement
-      }
-    })
-  )
+  TextTable.render(ENTRY_COLUMNS, entries.map((e) => entryRow(e, ONE_LINE)))
 
 /** A history error as a tool error: a bad search is the model's to fix (`invalid_argument`). @category conversions */
 export const toToolFailure = (error: HistoryError) =>
