@@ -28,6 +28,10 @@ export interface RealWeaviateOptions {
   readonly tls?: boolean
   /** QUERY_MAXIMUM_RESULTS (Weaviate's default 10000) */
   readonly maxResults?: number
+  /** ENABLE_MODULES beside text2vec-transformers, e.g. ["text2vec-bigram"] */
+  readonly modules?: ReadonlyArray<string>
+  /** more environment for the server (OIDC, RBAC, …), applied last so it overrides the defaults above */
+  readonly env?: Readonly<Record<string, string>>
 }
 
 export interface RealWeaviate {
@@ -129,7 +133,7 @@ const attempt = async (binary: string, options: RealWeaviateOptions, embedderUrl
     RAFT_BOOTSTRAP_EXPECT: "1",
     // One node: a 1 s election instead of the production 5 s keeps the start near 3 s.
     RAFT_TIMEOUTS_MULTIPLIER: "1",
-    ENABLE_MODULES: "text2vec-transformers",
+    ENABLE_MODULES: ["text2vec-transformers", ...(options.modules ?? [])].join(","),
     TRANSFORMERS_INFERENCE_API: embedderUrl,
     MCP_SERVER_ENABLED: "true",
     MCP_SERVER_WRITE_ACCESS_ENABLED: "true",
@@ -141,6 +145,7 @@ const attempt = async (binary: string, options: RealWeaviateOptions, embedderUrl
     env["AUTHENTICATION_APIKEY_ALLOWED_KEYS"] = apiKeys.join(",")
     env["AUTHENTICATION_APIKEY_USERS"] = apiKeys.map((_, i) => `user${i}`).join(",")
   }
+  Object.assign(env, options.env ?? {})
   const tls = options.tls === true ? generateTls() : undefined
   const args = ["--host", "127.0.0.1", "--read-timeout", "600s", "--write-timeout", "600s"]
   if (tls === undefined) args.push("--scheme", "http", "--port", String(rest))
