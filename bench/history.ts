@@ -8,8 +8,12 @@
  * - **Search at scale.** A history of `HISTORY_BENCH_ENTRIES` entries (default 1,000,000; ~1% name
  *   "harbour") is written through the store, then `search_query_history` with the text search
  *   "harbour" (limit 50) is called through the daemon over HTTP; its p50 is compared with the same
- *   FTS5 query (the store's own SQL) run directly on the same file with better-sqlite3, the floor.
- *   Rows `history / search_p50 / better-sqlite3` (ratio) and the absolute figures printed beside it.
+ *   FTS5 query (the store's own SQL) run directly on the same file with better-sqlite3, the bare floor
+ *   (`history / search_p50 / better-sqlite3`), and with lean-node (bench/support/lean-tools.mjs): the
+ *   same search and answer over plain node:http with the contract's per-call work (token check,
+ *   activity and log lines), taken in turns with ours (`history / search_p50 / lean-node`). Both
+ *   servers use token authentication, on the servers' core; the client on the other. The absolute
+ *   figures are printed beside the ratios.
  * - **Disk.** Bytes per entry of that file (after a WAL checkpoint), beside the same entries as JSON
  *   lines (`history / bytes_per_entry / jsonl`); and a store capped at `maxEntries` written eight times
  *   over: the file's growth over the last two rounds (the FTS5 index settles after about five) (`history / growth_at_max_entries / history-at-max`,
@@ -20,6 +24,7 @@
 import Database from "better-sqlite3"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import * as NodeChildProcess from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -30,6 +35,7 @@ import * as HistoryQuery from "../src/History/HistoryQuery.ts"
 import { DEFAULTS, HistoryStore } from "../src/History/HistoryStore.ts"
 import * as Cli from "../test/support/Cli.ts"
 import { startRealWeaviate } from "../test/weaviate/RealWeaviate.ts"
+import * as Cores from "./support/Cores.ts"
 import { merge, percentile, type Row } from "./support/Results.ts"
 import * as ServerCost from "./support/ServerCost.ts"
 
@@ -94,10 +100,10 @@ const checkpointSize = (path: string) => {
   return NodeFs.statSync(path).size
 }
 
-const modernCall = (endpoint: string, name: string, args: Record<string, unknown>, id: number) =>
+const modernCall = (endpoint: string, name: string, args: Record<string, unknown>, id: number, extra: Record<string, string> = {}) =>
   fetch(endpoint, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name },
+    headers: { ...extra, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/call", "mcp-name": name },
     body: JSON.stringify({
       jsonrpc: "2.0",
       id,
@@ -114,8 +120,30 @@ const modernCall = (endpoint: string, name: string, args: Record<string, unknown
     return text
   })
 
-const serveIn = async (home: string, history: "on" | "off") =>
-  Cli.serve(["--port", "0", "--home", home, "--auth", "off", "--approvals", "exec", "--approval-command", "true", "--rate-limit", "0", "--log-level", "warning", "--history", history])
+/** `HISTORY_BENCH_CPU_PROF=DIR` writes the search daemon's CPU profile there (node --cpu-prof). */
+const PROFILE_DIR = process.env["HISTORY_BENCH_CPU_PROF"]
+
+const serveIn = async (home: string, history: "on" | "off", nodeArgs: ReadonlyArray<string> = [], auth = false) =>
+  Cli.serve(["--port", "0", "--home", home, ...(auth ? [] : ["--auth", "off"]), "--approvals", "exec", "--approval-command", "true", "--rate-limit", "0", "--log-level", "warning", "--history", history], { nodeArgs })
+
+/** lean-node (bench/support/lean-tools.mjs) serving `search_query_history` from `db` with the store's `sql`, on the servers' core. */
+const serveLean = (weaviateUrl: string, token: string, dir: string, db: string, sql: HistoryQuery.Sql) =>
+  new Promise<{ child: NodeChildProcess.ChildProcess; endpoint: string }>((resolve, reject) => {
+    const [command, argv] = Cores.onServerCore(process.execPath, [NodePath.join(import.meta.dirname, "support", "lean-tools.mjs"), weaviateUrl, dir])
+    // The token in the environment: on the command line any local user could read it.
+    const child = NodeChildProcess.spawn(command, argv, {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, LEAN_TOKEN: token, LEAN_HISTORY_DB: db, LEAN_HISTORY_SQL: JSON.stringify(sql) }
+    })
+    let out = ""
+    const timer = setTimeout(() => (child.kill("SIGKILL"), reject(new Error(`lean-node did not start:\n${out}`))), 20_000)
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString("utf8")
+      const endpoint = /listening on (http:\/\/\S+)/.exec(out)?.[1]
+      if (endpoint !== undefined) (clearTimeout(timer), resolve({ child, endpoint }))
+    })
+    child.stderr!.on("data", (chunk: Buffer) => (out += chunk.toString("utf8")))
+  })
 
 const stop = async (running: Cli.Running) => {
   running.child.kill("SIGTERM")
@@ -177,29 +205,49 @@ try {
   console.log(`wrote ${ENTRIES} entries in ${((performance.now() - filled) / 1000).toFixed(1)} s`)
   const size = checkpointSize(path)
 
-  const running = await serveIn(home, "on")
+  // The store's own SQL for the search and the visibility the benchmark's token has, on the same file.
+  const sql = HistoryQuery.select({ search: "harbour", limit: 50, visibility: { connections: [connectionId] } })
+  // Ours with token authentication on, as users run it, and lean-node (the same search and answer over
+  // plain node:http, with the contract's per-call work), each on the servers' core; the client on the other.
+  const created = (await Cli.run(["tokens", "create", "--home", home, "--name", "bench", "--access", "readOnly"])).stdout
+  const token = /(wmcp_[A-Za-z0-9_-]+)/.exec(created)?.[1]
+  if (token === undefined) throw new Error(`no token in: ${created}`)
+  const running = await serveIn(home, "on", PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`], true)
+  Cores.pinServer(running.child.pid!)
+  const lean = await serveLean(weaviate.url, token, home, path, sql)
+  Cores.pinToLoadCore()
+  const auth = { authorization: `Bearer ${token}` }
   let ours: Array<number> = []
+  const leanTimes: Array<number> = []
   try {
-    for (let i = 0; i < 20; i++) await modernCall(running.endpoint, "search_query_history", { search: "harbour", limit: 50 }, i)
-    for (let i = 0; i < SEARCHES; i++) {
-      const t0 = performance.now()
-      await modernCall(running.endpoint, "search_query_history", { search: "harbour", limit: 50 }, 100 + i)
-      ours.push(performance.now() - t0)
+    const search = (endpoint: string, id: number) => modernCall(endpoint, "search_query_history", { search: "harbour", limit: 50 }, id, auth)
+    for (let i = 0; i < 20; i++) await search(running.endpoint, i)
+    for (let i = 0; i < 20; i++) await search(lean.endpoint, i)
+    // Rounds taken in turn, so that a change in the machine's load falls on both.
+    const ROUND = Math.max(1, Math.floor(SEARCHES / 10))
+    for (let round = 0, id = 100; round * ROUND < SEARCHES; round++) {
+      for (const [endpoint, into] of [[running.endpoint, ours], [lean.endpoint, leanTimes]] as const) {
+        for (let i = 0; i < ROUND; i++) {
+          const t0 = performance.now()
+          await search(endpoint, id++)
+          into.push(performance.now() - t0)
+        }
+      }
     }
     // What any tool call costs over HTTP here, for scale: list_connections reads no database.
     const plain: Array<number> = []
     for (let i = 0; i < SEARCHES; i++) {
       const t0 = performance.now()
-      await modernCall(running.endpoint, "list_connections", {}, 20_000 + i)
+      await modernCall(running.endpoint, "list_connections", {}, 20_000 + i, auth)
       plain.push(performance.now() - t0)
     }
-    console.log(`for scale: list_connections p50 ${percentile(plain, 50).toFixed(3)} ms through the same daemon`)
+    console.log(`for scale: list_connections p50 ${percentile(plain, 50).toFixed(3)} ms through the same daemon (${Cores.placement()})`)
   } finally {
     await stop(running)
+    lean.child.kill("SIGTERM")
   }
-  // The floor: the store's own SQL for the same search and visibility, on the same file.
+  // The bare floor: that SQL run directly on the file, in this process.
   const floorDb = new Database(path, { readonly: true })
-  const sql = HistoryQuery.select({ search: "harbour", limit: 50, visibility: { connections: [connectionId] } })
   const statement = floorDb.prepare(sql.text)
   for (let i = 0; i < 20; i++) statement.all(...sql.params)
   const floor: Array<number> = []
@@ -214,6 +262,9 @@ try {
   const floorP50 = percentile(floor, 50)
   console.log(`search_query_history "harbour" over ${ENTRIES} entries: p50 ${p50.toFixed(3)} ms (the same FTS5 query on the file: ${floorP50.toFixed(3)} ms; ${(p50 / floorP50).toFixed(2)}x)`)
   rows.push({ scenario: "history", metric: "search_p50", unit: "ms", ours: p50, baseline: floorP50, baselineName: "better-sqlite3", ratio: p50 / floorP50 })
+  const leanP50 = percentile(leanTimes, 50)
+  console.log(`  against lean-node (the same search and answer over plain node:http): ${leanP50.toFixed(3)} ms; ${(p50 / leanP50).toFixed(2)}x`)
+  rows.push({ scenario: "history", metric: "search_p50", unit: "ms", ours: p50, baseline: leanP50, baselineName: "lean-node", ratio: p50 / leanP50 })
   ours = []
 
   // ===== Disk =====

@@ -12,10 +12,15 @@
 // read-only operation. `vector_search` in mode `hybrid` reads the collection's properties once (the
 // daemon's schema cache does the same) and sends `Get` with `hybrid: {query}` and the score, as the
 // daemon does.
+// `search_query_history` (when LEAN_HISTORY_DB names a history.db and LEAN_HISTORY_SQL holds the
+// store's own `{text, params}` for the benchmarked search) runs that FTS5 statement, prepared once,
+// through better-sqlite3 on the file read-only, and answers the entries as the tool's structured
+// content plus a one-line-per-entry text table; the search and the limit come from the call.
 // Plain JavaScript, so no loader runs beside it. Usage:
 //   LEAN_TOKEN=TOKEN node lean-tools.mjs WEAVIATE_URL DIR   → prints `listening on http://127.0.0.1:PORT/mcp`
 import * as NodeCrypto from "node:crypto"
 import * as NodeHttp from "node:http"
+import { createRequire } from "node:module"
 import { Kind, parse } from "graphql"
 import { Pool } from "undici"
 import { leanIntake, leanToken, openLeanLines } from "./lean-contract.mjs"
@@ -122,7 +127,38 @@ const vectorSearch = async (args) => {
   }
 }
 
-const tools = new Map([["execute_query", executeQuery], ["vector_search", vectorSearch]])
+/** `search_query_history`: the benchmarked FTS5 search, newest first, a page of entries; undefined without a history. */
+const historySearch = (() => {
+  const file = process.env.LEAN_HISTORY_DB
+  const sql = process.env.LEAN_HISTORY_SQL
+  if (file === undefined || sql === undefined) return undefined
+  const { text, params } = JSON.parse(sql)
+  const statement = new (createRequire(import.meta.url)("better-sqlite3"))(file, { readonly: true }).prepare(text)
+  const cut = (s, width) => (s.length > width ? `${s.slice(0, width - 1)}…` : s)
+  return async (args) => {
+    if (typeof args.search !== "string") return 400
+    const limit = Math.min(500, Math.max(1, args.limit ?? 50))
+    const rows = statement.all(args.search, ...params.slice(1, -1), limit + 1)
+    const entries = rows.slice(0, limit).map((r) => ({
+      id: r.id, time: new Date(r.time).toISOString(), connection: r.connection, table: r.collection, tenant: r.tenant,
+      consistencyLevel: r.consistency_level, source: r.source === "cli" ? "cli" : "mcp", client: r.client,
+      principal: r.principal_name ?? r.principal, tool: r.tool, statement: r.statement, statementCut: r.cut_from !== null,
+      digest: r.digest, durationMs: r.duration_ms, rows: r.rows, outcome: r.outcome === "ok" ? "ok" : "error",
+      errorCode: r.error_code, errorMessage: r.error_message, approval: r.approval
+    }))
+    const lines = entries.map((e) =>
+      [e.id, e.time, e.connection, e.table, e.tool, e.source === "cli" ? "cli" : e.client ?? "mcp", e.outcome === "ok" ? "ok" : e.errorCode ?? "error", e.rows, Math.round(e.durationMs), cut((e.statement ?? e.digest ?? "").replace(/\s+/g, " "), 80)].join(" | ")
+    )
+    const next = rows.length > limit ? `c${entries[entries.length - 1].id}` : undefined
+    return {
+      query: args.search,
+      text: ["id | time | connection | table | tool | source | outcome | rows | ms | statement", ...lines, `${entries.length} entries; ${next === undefined ? "no more" : `more: call again with cursor ${next}`}`].join("\n"),
+      structured: { entries, ...(next === undefined ? {} : { next_cursor: next }) }
+    }
+  }
+})()
+
+const tools = new Map([["execute_query", executeQuery], ["vector_search", vectorSearch], ...(historySearch === undefined ? [] : [["search_query_history", historySearch]])])
 
 const textTable = (table) =>
   [`${table.collection}:`, table.columns.join(" | "), ...table.rows.map((row) => table.columns.map((c) => String(row[c] ?? "")).join(" | "))].join("\n")
