@@ -21,7 +21,6 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as JSONSchema from "effect/JSONSchema"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import * as Redaction from "../../Base/Redaction.ts"
 import * as Tracing from "../../Tracing/Tracing.ts"
@@ -34,6 +33,7 @@ import { tenantScopeOf } from "../ConnectionAccess.ts"
 import { CurrentPrincipal } from "../../Auth/Principal.ts"
 import { TenantScope } from "../../Driver/Tenants.ts"
 import { capText } from "./TextCap.ts"
+import * as ParameterIssues from "./ParameterIssues.ts"
 import * as ToolError from "./ToolError.ts"
 
 /** @category models */
@@ -132,11 +132,6 @@ export const jsonSchemaOf = (schema: Schema.Schema.Any, mirror: { readonly unmir
   return json
 }
 
-const formatIssues = (error: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .map((issue) => (issue.path.length === 0 ? issue.message : `${issue.path.join(".")}: ${issue.message}`))
-    .join("; ")
-
 /**
  * Every string of a JSON value, redacted. The value itself is returned when nothing needed redacting
  * (the usual case): a copy of every result cost a call as much as the grid it holds.
@@ -207,7 +202,7 @@ export const make = <I, IE, O, OE>(definition: Definition<I, IE, O, OE>): Tool =
     call: (raw) => {
       const decoded = decode(raw ?? {})
       if (Either.isLeft(decoded)) {
-        return Effect.succeed(complete(ToolError.toResult(ToolError.fail("invalid_argument", formatIssues(decoded.left)))))
+        return Effect.succeed(complete(ToolError.toResult(ToolError.fail("invalid_argument", ParameterIssues.format(decoded.left)))))
       }
       return definition.run(decoded.right).pipe(
         // The call and its principal's tenant scope, provided together (one copy of the context).
