@@ -15,7 +15,7 @@ import type { CallToolResult } from "../../../src/Mcp/Catalogue.ts"
 const tools = new Map([...all({} as ToolEnv), searchQueryHistory({} as never, {} as never)].map((t) => [t.descriptor.name, t]))
 
 const refusal = (tool: string, args: Record<string, unknown>) => {
-  const outcome = Effect.runSync(tools.get(tool)!.call(args) as Effect.Effect<{ readonly value: CallToolResult }>)
+  const outcome = Effect.runSync(tools.get(tool)!.call(args) as unknown as Effect.Effect<{ readonly value: CallToolResult }>)
   expect(outcome.value.isError).toBe(true)
   const text = (outcome.value.content[0] as { text: string }).text
   expect(text.startsWith("invalid_argument: ")).toBe(true)
