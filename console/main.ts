@@ -246,7 +246,7 @@ const Connections = (props: { connections: ReadonlyArray<Api.ConnectionView> }) 
     if (result === "checking") return html`<td colspan="3">checking…</td>`
     if (!result.ok) return html`<td colspan="3" class="error">${result.error}</td>`
     return html`<td>${result.version}</td><td class="num">${result.latencyMs} ms</td>
-      <td><span class=${`badge health-${result.cluster?.health}`}>${result.cluster?.health}</span> ${result.cluster?.summary}
+      <td><span class=${`badge health-${result.cluster?.health}`}>${result.cluster?.health}</span> ${result.cluster?.summary}<br />
         <span class="muted">${result.cluster?.nodes.map((n) => `${n.name}: ${n.status}`).join(", ")}</span></td>`
   }
   return html`<section id="connections" aria-labelledby="connections-title">
@@ -254,9 +254,9 @@ const Connections = (props: { connections: ReadonlyArray<Api.ConnectionView> }) 
     ${props.connections.length === 0 ? html`<p>No saved connection (weaviate-mcp connections add).</p>` : html`<${Table} id="connections-caption">
       <table>
         <caption id="connections-caption">Saved connections and their cluster</caption>
-        <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">AI policy</th><th scope="col">Safe Mode</th><th scope="col">Session</th><th scope="col">Version</th><th scope="col">Latency</th><th scope="col">Cluster</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+        <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">AI policy</th><th scope="col">Safe Mode</th><th scope="col">Connected</th><th scope="col">Version</th><th scope="col">Latency</th><th scope="col">Cluster</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
         <tbody>${props.connections.map((c) => html`<tr>
-          <td>${c.name}</td><td>${c.url}</td><td>${c.aiPolicy}</td><td>${c.safeMode}</td><td>${c.connected ? "open" : "none"}</td>
+          <td>${c.name}</td><td>${c.url}</td><td>${c.aiPolicy}</td><td>${c.safeMode}</td><td>${c.connected ? "yes" : "no"}</td>
           ${cell(c)}
           <td><button type="button" onClick=${() => check(c.id)} aria-label=${`Test ${c.name}`}>Test</button></td>
         </tr>`)}</tbody>
