@@ -24,6 +24,7 @@
  *
  * @since 0.1.0
  */
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -196,41 +197,29 @@ interface Request extends HttpTransport.HttpRequest {
   readonly session?: Session | undefined
 }
 
-/**
- * The console's routes.
- *
- * @category constructors
- */
-export const make = Effect.fn("Console.make")(function*(options: Options = {}) {
-  const now = options.now ?? Date.now
-  const sessions = yield* ConsoleSessions.make(options)
-  const home = yield* Home
-  const instance = yield* ServerInstance
-  const tokens = yield* TokenStore
-  const clients = yield* Clients
-  const pause = yield* PauseSwitch
-  const control = yield* PauseControl
-  const connections = yield* ConnectionStore
-  const driver = yield* Driver
-  const history = yield* HistoryStore
-  const pending = yield* PendingApprovals
-  const feed = yield* ConsoleFeed.make(yield* ActivityLog, home.path("activity"), now)
-  const assets = loadAssets(options.assetsDir ?? findAssets())
-  const keepAliveMs = options.keepAliveMs ?? 15_000
+type Answer = Effect.Effect<HttpTransport.HttpResponse>
+type Route = (request: Request, query: URLSearchParams) => Answer
 
-  // The live streams: each belongs to a session and ends with it.
-  const streams = new Set<{ readonly session: string; readonly push: (frame: string) => void; readonly end: () => void }>()
-  const broadcast = (frame: string) => {
-    for (const stream of streams) stream.push(frame)
-  }
-  const stopListening = feed.listen((calls) => broadcast(`event: calls\ndata: ${JSON.stringify(calls)}\n\n`))
-  yield* Effect.addFinalizer(() => Effect.sync(stopListening))
-  pause.changes((paused) => broadcast(`event: pause\ndata: ${JSON.stringify({ paused })}\n\n`))
-  const endStreams = (session?: string) => {
-    for (const stream of streams) if (session === undefined || stream.session === session) stream.end()
-  }
+/** What the routes read and change. */
+interface Deps {
+  readonly options: Options
+  readonly now: () => number
+  readonly sessions: Context.Tag.Service<ConsoleSessions>
+  readonly instance: Context.Tag.Service<ServerInstance>
+  readonly tokens: Context.Tag.Service<TokenStore>
+  readonly clients: Context.Tag.Service<Clients>
+  readonly pause: Context.Tag.Service<PauseSwitch>
+  readonly control: Context.Tag.Service<PauseControl>
+  readonly connections: Context.Tag.Service<ConnectionStore>
+  readonly driver: Context.Tag.Service<Driver>
+  readonly history: Context.Tag.Service<HistoryStore>
+  readonly pending: Context.Tag.Service<PendingApprovals>
+  readonly feed: ConsoleFeed.Feed
+}
 
-  // ----- Reads -----
+/** The reads behind the page's sections. */
+const makeReads = (deps: Deps) => {
+  const { clients, connections, driver, feed, history, instance, now, options, pause, pending, tokens } = deps
 
   const overview = () => ({
     paused: pause.isPaused(),
@@ -260,7 +249,7 @@ export const make = Effect.fn("Console.make")(function*(options: Options = {}) {
         connected
       })))).pipe(Effect.map((list) => ({ connections: list })))
 
-  /** `get_connection_status`'s checks: health through /v1/meta, then the cluster. */
+  /** `get_connection_status`'s checks: health through /v1/meta, then the cluster; `undefined` for an unknown id. */
   const checkConnection = (id: string) =>
     Effect.gen(function*() {
       const connection = yield* connections.get(id)
@@ -294,7 +283,7 @@ export const make = Effect.fn("Console.make")(function*(options: Options = {}) {
     }
   }
 
-  const historySearch = (query: URLSearchParams) => {
+  const historySearch = (query: URLSearchParams): Answer => {
     const state = history.state()
     if (state._tag === "Off") return Effect.succeed(answer(200, { state: "off", reason: state.reason, entries: [] }))
     const search = query.get("q")?.trim() ?? ""
@@ -305,21 +294,34 @@ export const make = Effect.fn("Console.make")(function*(options: Options = {}) {
     )
   }
 
-  // ----- The live stream -----
+  return { overview, tokenList, connectionList, checkConnection, approvals, historySearch }
+}
 
-  const events = (session: Session): HttpTransport.HttpResponse => {
+/** The live streams: each belongs to a console session and ends with it. */
+const makeStreams = Effect.fnUntraced(function*(deps: Deps) {
+  const { feed, options, pause, sessions } = deps
+  const keepAliveMs = options.keepAliveMs ?? 15_000
+  const streams = new Set<{ readonly session: string; readonly push: (frame: string) => void; readonly end: () => void }>()
+  const broadcast = (frame: string) => {
+    for (const stream of streams) stream.push(frame)
+  }
+  const stopListening = feed.listen((calls) => broadcast(`event: calls\ndata: ${JSON.stringify(calls)}\n\n`))
+  yield* Effect.addFinalizer(() => Effect.sync(stopListening))
+  pause.changes((paused) => broadcast(`event: pause\ndata: ${JSON.stringify({ paused })}\n\n`))
+
+  const end = (session?: string) => {
+    for (const stream of streams) if (session === undefined || stream.session === session) stream.end()
+  }
+
+  const open = (session: Session): HttpTransport.HttpResponse => {
     if (streams.size >= MAX_STREAMS) return failure(503, "Too many live streams open: close a console tab", { "retry-after": "5" })
     const body = Stream.asyncPush<string>((emit) =>
       Effect.acquireRelease(
         Effect.sync(() => {
-          const stream = {
-            session: session.id,
-            push: (frame: string) => void emit.single(frame),
-            end: () => void emit.end()
-          }
+          const stream = { session: session.id, push: (frame: string) => void emit.single(frame), end: () => void emit.end() }
           streams.add(stream)
           stream.push(`retry: 3000\n\nevent: pause\ndata: ${JSON.stringify({ paused: pause.isPaused() })}\n\n`)
-          // Keep-alive, and the end of a session that expired meanwhile.
+          // Keep-alive, and the end of a console session that expired meanwhile.
           const timer = setInterval(() => {
             if (sessions.session(session.id) === undefined) stream.end()
             else stream.push(": keep-alive\n\n")
@@ -336,195 +338,219 @@ export const make = Effect.fn("Console.make")(function*(options: Options = {}) {
     return {
       _tag: "Stream",
       status: 200,
-      headers: HttpTransport.withHeaders(SECURITY_HEADERS, {
-        "content-type": "text/event-stream",
-        "cache-control": "no-store, no-transform",
-        "x-accel-buffering": "no"
-      }),
+      headers: HttpTransport.withHeaders(SECURITY_HEADERS, { "content-type": "text/event-stream", "cache-control": "no-store, no-transform", "x-accel-buffering": "no" }),
       body
     }
   }
 
-  // ----- Routing -----
+  return { open, end }
+})
 
-  const assetAnswer = (name: string): HttpTransport.HttpResponse => {
-    const asset = assets.get(name)
-    if (asset === undefined) {
-      return name === "index.html"
-        ? text(503, "The console's page was not built: run `npm run build` in the package")
-        : notFound
-    }
-    return HttpTransport.full(200, asset.body, HttpTransport.withHeaders(SECURITY_HEADERS, {
-      "content-type": asset.type,
-      // The page asks again each time (it is small); no store for the page itself.
-      "cache-control": name === "index.html" ? "no-store" : "no-cache"
-    }))
-  }
-
-  /** The command line's requests: the key, and no browser. */
-  const fromCli = (request: Request, then: () => HttpTransport.HttpResponse) => {
-    if (request.headers.origin !== undefined || request.headers["sec-fetch-site"] !== undefined) return crossOrigin
-    if (!sessions.isKey(request.headers[KEY_HEADER])) return failure(401, "Unknown console key: run `weaviate-mcp console` on this machine")
-    return then()
-  }
-
+/** Who may ask: the command line (the key), the page (its session, and for a POST its CSRF token). */
+const makeGuards = (sessions: Context.Tag.Service<ConsoleSessions>) => {
   const isJson = (request: Request) => (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase() === "application/json"
 
-  /** A state-changing request of the page: its session, its CSRF token, JSON. */
-  const guarded = (request: Request, then: (session: Session) => Effect.Effect<HttpTransport.HttpResponse>) => {
-    const session = request.session
-    if (session === undefined) return Effect.succeed(request.headers.authorization !== undefined ? bearerRefused : signInNeeded)
-    const csrf = request.headers[CSRF_HEADER]
-    if (csrf === undefined || !sameSecret(csrf, session.csrf)) return Effect.succeed(csrfRefused)
-    if (!isJson(request)) return Effect.succeed(notJson)
-    return then(session)
+  /** The command line's requests: the key, and no browser. */
+  const fromCli = (request: Request, then: () => HttpTransport.HttpResponse): Answer => {
+    if (request.headers.origin !== undefined || request.headers["sec-fetch-site"] !== undefined) return Effect.succeed(crossOrigin)
+    if (!sessions.isKey(request.headers[KEY_HEADER])) return Effect.succeed(failure(401, "Unknown console key: run `weaviate-mcp console` on this machine"))
+    return Effect.succeed(then())
   }
 
   /** A read of the page: its session. */
-  const signedIn = (request: Request, then: (session: Session) => Effect.Effect<HttpTransport.HttpResponse>) => {
+  const signedIn = (request: Request, then: (session: Session) => Answer): Answer => {
     const session = request.session
     if (session === undefined) return Effect.succeed(request.headers.authorization !== undefined ? bearerRefused : signInNeeded)
     return then(session)
   }
 
-  const body = <A, I>(schema: Schema.Schema<A, I>, request: Request, then: (value: A) => Effect.Effect<HttpTransport.HttpResponse>) =>
+  /** A state-changing request of the page: its session, its CSRF token, JSON. */
+  const guarded = (request: Request, then: (session: Session) => Answer): Answer =>
+    signedIn(request, (session) => {
+      const csrf = request.headers[CSRF_HEADER]
+      if (csrf === undefined || !sameSecret(csrf, session.csrf)) return Effect.succeed(csrfRefused)
+      if (!isJson(request)) return Effect.succeed(notJson)
+      return then(session)
+    })
+
+  const body = <A, I>(schema: Schema.Schema<A, I>, request: Request, then: (value: A) => Answer): Answer =>
     Either.match(parseBody(schema, request.body), { onLeft: (message) => Effect.succeed(failure(400, message)), onRight: then })
 
-  const api = (request: Request, route: string, query: URLSearchParams): Effect.Effect<HttpTransport.HttpResponse> => {
-    const get = request.method === "GET" || request.method === "HEAD"
-    const post = request.method === "POST"
-    switch (route) {
-      case "code":
-        if (!post) return Effect.succeed(methodNotAllowed("POST"))
-        return Effect.succeed(fromCli(request, () => {
+  return { isJson, fromCli, signedIn, guarded, body }
+}
+
+/** A route for GET only, for POST only, or for both. */
+const methods = (routes: { readonly get?: Route; readonly post?: Route }): Route => (request, query) => {
+  if ((request.method === "GET" || request.method === "HEAD") && routes.get !== undefined) return routes.get(request, query)
+  if (request.method === "POST" && routes.post !== undefined) return routes.post(request, query)
+  return Effect.succeed(methodNotAllowed([routes.get === undefined ? [] : ["GET"], routes.post === undefined ? [] : ["POST"]].flat().join(", ")))
+}
+
+/** Signing in and out. */
+const sessionRoutes = (deps: Deps, guards: ReturnType<typeof makeGuards>, streams: { readonly end: (session?: string) => void }) => {
+  const { sessions } = deps
+  const iso = (ms: number) => new Date(ms).toISOString()
+  return {
+    code: methods({
+      post: (request) =>
+        guards.fromCli(request, () => {
           const issued = sessions.issueCode()
-          return answer(200, { code: issued.code, expiresAt: new Date(issued.expiresAt).toISOString() })
-        }))
-      case "sign-out-all":
-        if (!post) return Effect.succeed(methodNotAllowed("POST"))
-        return Effect.succeed(fromCli(request, () => {
-          const ended = sessions.endAll()
-          endStreams()
-          return answer(200, { ended })
-        }))
-      case "session":
-        if (get) {
-          return signedIn(request, (session) => Effect.succeed(answer(200, { csrf: session.csrf, expiresAt: new Date(session.expiresAt).toISOString() })))
-        }
-        if (!post) return Effect.succeed(methodNotAllowed("GET, POST"))
-        // The exchange: no session yet, so no CSRF token; the code itself is the proof, and the
-        // Origin check (done for every request) keeps other pages out.
-        if (!isJson(request)) return Effect.succeed(notJson)
-        return body(CodeBody, request, ({ code }) => {
-          const session = sessions.exchange(code)
-          if (session === undefined) return Effect.succeed(failure(401, "This sign-in code is unknown, used or expired: run `weaviate-mcp console` again"))
-          return Effect.succeed(answer(200, { csrf: session.csrf, expiresAt: new Date(session.expiresAt).toISOString() }, { "set-cookie": sessionCookie(session.id) }))
+          return answer(200, { code: issued.code, expiresAt: iso(issued.expiresAt) })
         })
-      case "sign-out":
-        if (!post) return Effect.succeed(methodNotAllowed("POST"))
-        return guarded(request, (session) => {
+    }),
+    "sign-out-all": methods({
+      post: (request) =>
+        guards.fromCli(request, () => {
+          const ended = sessions.endAll()
+          streams.end()
+          return answer(200, { ended })
+        })
+    }),
+    session: methods({
+      get: (request) => guards.signedIn(request, (session) => Effect.succeed(answer(200, { csrf: session.csrf, expiresAt: iso(session.expiresAt) }))),
+      // The exchange: no console session yet, so no CSRF token; the code is the proof, and the Origin
+      // check (done for every request) keeps other pages out.
+      post: (request) =>
+        !guards.isJson(request) ? Effect.succeed(notJson) : guards.body(CodeBody, request, ({ code }) => {
+          const session = sessions.exchange(code)
+          return Effect.succeed(session === undefined
+            ? failure(401, "This sign-in code is unknown, used or expired: run `weaviate-mcp console` again")
+            : answer(200, { csrf: session.csrf, expiresAt: iso(session.expiresAt) }, { "set-cookie": sessionCookie(session.id) }))
+        })
+    }),
+    "sign-out": methods({
+      post: (request) =>
+        guards.guarded(request, (session) => {
           sessions.end(session.id)
-          endStreams(session.id)
+          streams.end(session.id)
           return Effect.succeed(answer(200, { signedOut: true }, { "set-cookie": clearedCookie }))
         })
-      case "overview":
-        if (!get) return Effect.succeed(methodNotAllowed("GET"))
-        return signedIn(request, () => Effect.succeed(answer(200, overview())))
-      case "activity":
-        if (!get) return Effect.succeed(methodNotAllowed("GET"))
-        return signedIn(request, () => Effect.succeed(answer(200, { windowMs: ConsoleFeed.WINDOW_MS, calls: feed.recent(now()) })))
-      case "events":
-        if (!get) return Effect.succeed(methodNotAllowed("GET"))
-        return signedIn(request, (session) => Effect.succeed(events(session)))
-      case "tokens":
-        if (get) {
-          return signedIn(request, () =>
-            tokenList.pipe(
-              Effect.map((list) => answer(200, list)),
-              Effect.catchAll((error) => Effect.succeed(failure(500, messageOf(error))))
-            ))
-        }
-        if (!post) return Effect.succeed(methodNotAllowed("GET, POST"))
-        return guarded(request, () =>
-          body(CreateTokenBody, request, (input) =>
-            tokens.create({
-              name: input.name.trim(),
-              access: input.access,
-              scopes: input.scopes,
-              connections: input.connections,
-              expiresAt: input.expiresInDays === undefined ? undefined : now() + input.expiresInDays * 86_400_000
-            }).pipe(
-              Effect.tap((created) => Effect.sync(() => Redaction.global.register(created.token))),
-              // The token itself, this once; the page shows it with a copy button and keeps it nowhere.
-              Effect.map((created) => answer(200, { token: created.token, info: toJson(created.info, now()) })),
-              Effect.catchTag("InvalidTokenRequest", (error) => Effect.succeed(failure(400, error.message))),
-              Effect.catchAll((error) => Effect.succeed(failure(500, messageOf(error))))
-            )))
-      case "tokens/revoke":
-        if (!post) return Effect.succeed(methodNotAllowed("POST"))
-        return guarded(request, () =>
+    })
+  }
+}
+
+const orFailure = (status: number) => <A>(effect: Effect.Effect<A, unknown>) =>
+  Effect.catchAll(Effect.map(effect, (value) => answer(200, value)), (error) => Effect.succeed(failure(status, messageOf(error))))
+
+/** The page's reads and actions. */
+const pageRoutes = (deps: Deps, guards: ReturnType<typeof makeGuards>, streams: { readonly open: (session: Session) => HttpTransport.HttpResponse }) => {
+  const { control, feed, now, pause, tokens } = deps
+  const reads = makeReads(deps)
+  const { body, guarded, signedIn } = guards
+  const createToken = (input: typeof CreateTokenBody.Type) =>
+    tokens.create({
+      name: input.name.trim(),
+      access: input.access,
+      scopes: input.scopes,
+      connections: input.connections,
+      expiresAt: input.expiresInDays === undefined ? undefined : now() + input.expiresInDays * 86_400_000
+    }).pipe(
+      Effect.tap((created) => Effect.sync(() => Redaction.global.register(created.token))),
+      // The token itself, this once; the page shows it with a copy button and keeps it nowhere.
+      Effect.map((created) => answer(200, { token: created.token, info: toJson(created.info, now()) })),
+      Effect.catchTag("InvalidTokenRequest", (error) => Effect.succeed(failure(400, error.message))),
+      Effect.catchAll((error) => Effect.succeed(failure(500, messageOf(error))))
+    )
+  return {
+    overview: methods({ get: (request) => signedIn(request, () => Effect.succeed(answer(200, reads.overview()))) }),
+    activity: methods({ get: (request) => signedIn(request, () => Effect.succeed(answer(200, { windowMs: ConsoleFeed.WINDOW_MS, calls: feed.recent(now()) }))) }),
+    events: methods({ get: (request) => signedIn(request, (session) => Effect.succeed(streams.open(session))) }),
+    tokens: methods({
+      get: (request) => signedIn(request, () => orFailure(500)(reads.tokenList)),
+      post: (request) => guarded(request, () => body(CreateTokenBody, request, createToken))
+    }),
+    "tokens/revoke": methods({
+      post: (request) =>
+        guarded(request, () =>
           body(IdBody, request, ({ id }) =>
             tokens.revoke(id).pipe(
               Effect.map((info) => answer(200, { info: { ...toJson(info, now()), status: statusAt(info, now()) } })),
               Effect.catchTag("TokenNotFound", (error) => Effect.succeed(failure(404, error.message))),
               Effect.catchAll((error) => Effect.succeed(failure(500, messageOf(error))))
             )))
-      case "connections":
-        if (!get) return Effect.succeed(methodNotAllowed("GET"))
-        return signedIn(request, () =>
-          connectionList.pipe(
-            Effect.map((list) => answer(200, list)),
-            Effect.catchAll((error) => Effect.succeed(failure(500, messageOf(error))))
-          ))
-      case "connections/check":
-        if (!post) return Effect.succeed(methodNotAllowed("POST"))
-        return guarded(request, () =>
+    }),
+    connections: methods({ get: (request) => signedIn(request, () => orFailure(500)(reads.connectionList)) }),
+    "connections/check": methods({
+      post: (request) =>
+        guarded(request, () =>
           body(IdBody, request, ({ id }) =>
-            Effect.map(checkConnection(id), (result) => result === undefined ? failure(404, `Unknown connection: ${id}`) : answer(200, result))))
-      case "pause":
-        if (get) return signedIn(request, () => Effect.succeed(answer(200, { paused: pause.isPaused() })))
-        if (!post) return Effect.succeed(methodNotAllowed("GET, POST"))
-        return guarded(request, () =>
+            Effect.map(reads.checkConnection(id), (result) => result === undefined ? failure(404, `Unknown connection: ${id}`) : answer(200, result))))
+    }),
+    pause: methods({
+      get: (request) => signedIn(request, () => Effect.succeed(answer(200, { paused: pause.isPaused() }))),
+      post: (request) =>
+        guarded(request, () =>
           body(PauseBody, request, ({ paused }) =>
             control.set(paused).pipe(
               Effect.map(() => answer(200, { paused: pause.isPaused() })),
               Effect.catchAll((error) => Effect.succeed(failure(500, `Cannot write settings.json: ${messageOf(error)}`)))
             )))
-      case "approvals":
-        if (!get) return Effect.succeed(methodNotAllowed("GET"))
-        return signedIn(request, () => Effect.succeed(answer(200, approvals())))
-      case "history":
-        if (!get) return Effect.succeed(methodNotAllowed("GET"))
-        return signedIn(request, () => historySearch(query))
-      default:
-        return Effect.succeed(failure(404, "Not found"))
-    }
+    }),
+    approvals: methods({ get: (request) => signedIn(request, () => Effect.succeed(answer(200, reads.approvals()))) }),
+    history: methods({ get: (request, query) => signedIn(request, () => reads.historySearch(query)) })
+  }
+}
+
+/**
+ * The console's routes.
+ *
+ * @category constructors
+ */
+export const make = Effect.fn("Console.make")(function*(options: Options = {}) {
+  const now = options.now ?? Date.now
+  const sessions = yield* ConsoleSessions.make(options)
+  const home = yield* Home
+  const deps: Deps = {
+    options,
+    now,
+    sessions,
+    instance: yield* ServerInstance,
+    tokens: yield* TokenStore,
+    clients: yield* Clients,
+    pause: yield* PauseSwitch,
+    control: yield* PauseControl,
+    connections: yield* ConnectionStore,
+    driver: yield* Driver,
+    history: yield* HistoryStore,
+    pending: yield* PendingApprovals,
+    feed: yield* ConsoleFeed.make(yield* ActivityLog, home.path("activity"), now)
+  }
+  const assets = loadAssets(options.assetsDir ?? findAssets())
+  const streams = yield* makeStreams(deps)
+  const guards = makeGuards(sessions)
+  const routes: Record<string, Route> = { ...sessionRoutes(deps, guards, streams), ...pageRoutes(deps, guards, streams) }
+
+  const assetAnswer = (name: string): HttpTransport.HttpResponse => {
+    const asset = assets.get(name)
+    if (asset === undefined) return name === "index.html" ? text(503, "The console's page was not built: run `npm run build` in the package") : notFound
+    return HttpTransport.full(200, asset.body, HttpTransport.withHeaders(SECURITY_HEADERS, {
+      "content-type": asset.type,
+      // The page is asked for again each time (it is small); its scripts are revalidated.
+      "cache-control": name === "index.html" ? "no-store" : "no-cache"
+    }))
   }
 
-  const handle = (request: HttpTransport.HttpRequest): Effect.Effect<HttpTransport.HttpResponse> => {
+  const handle = (request: HttpTransport.HttpRequest): Answer => {
     const host = request.headers.host
     // The checks of /mcp (DNS rebinding): a loopback name and this port.
     if (!isAllowedHost(host, request.localPort)) return Effect.succeed(forbiddenHost)
     const origin = request.headers.origin
     if (origin !== undefined && origin !== `http://${host!.trim().toLowerCase()}`) return Effect.succeed(crossOrigin)
-    const site = request.headers["sec-fetch-site"]
     const path = request.path
-    if (path === "/console" || path === "/console/" || path === "/console/index.html") {
+    const page = path === "/console" || path === "/console/" || path === "/console/index.html"
+    if (page || path.startsWith("/console/assets/")) {
       if (request.method !== "GET" && request.method !== "HEAD") return Effect.succeed(methodNotAllowed("GET"))
-      return Effect.succeed(assetAnswer("index.html"))
+      const name = page ? "index.html" : path.slice("/console/assets/".length)
+      return Effect.succeed(!page && (name === "index.html" || name.includes("/")) ? notFound : assetAnswer(name))
     }
-    if (path.startsWith("/console/assets/")) {
-      if (request.method !== "GET" && request.method !== "HEAD") return Effect.succeed(methodNotAllowed("GET"))
-      const name = path.slice("/console/assets/".length)
-      return Effect.succeed(name === "index.html" || name.includes("/") ? notFound : assetAnswer(name))
-    }
-    if (!path.startsWith("/console/api/")) return Effect.succeed(notFound)
+    const route = path.startsWith("/console/api/") ? routes[path.slice("/console/api/".length)] : undefined
+    if (route === undefined || !Object.hasOwn(routes, path.slice("/console/api/".length))) return Effect.succeed(path.startsWith("/console/api/") ? failure(404, "Not found") : notFound)
     // Another site's request (a form, an image, a fetch): refused before anything is read.
+    const site = request.headers["sec-fetch-site"]
     if (site !== undefined && site !== "same-origin" && site !== "none") return Effect.succeed(crossOrigin)
     const session = sessions.session(cookieValue(request.headers.cookie, COOKIE))
     const queryAt = request.url.indexOf("?")
-    const query = new URLSearchParams(queryAt === -1 ? "" : request.url.slice(queryAt + 1))
-    return api(Object.assign({}, request, { session }), path.slice("/console/api/".length), query)
+    return route(Object.assign({}, request, { session }), new URLSearchParams(queryAt === -1 ? "" : request.url.slice(queryAt + 1)))
   }
 
   return OtherRoutes.of({

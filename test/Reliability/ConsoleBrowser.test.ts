@@ -170,7 +170,7 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
     await page.getByRole("heading", { name: "Live activity" }).waitFor({ timeout: 10_000 })
     expect(page.url()).toBe(`${daemon.url}/console`)
     // The entry was replaced, not added: one step back is the blank page the tab opened with.
-    expect(await page.evaluate(() => window.history.length)).toBe(2)
+    expect(await page.evaluate("window.history.length")).toBe(2)
     await expect(page.getByRole("status").first().textContent()).resolves.toContain("AI access on")
     // No secret on the page: neither the code nor a token.
     const text = await page.content()
@@ -243,9 +243,9 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
     const page = await signedIn()
     // The skip link comes first; then the header's controls.
     await page.keyboard.press("Tab")
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to the content")
+    expect(await page.evaluate("document.activeElement?.textContent")).toBe("Skip to the content")
     await page.keyboard.press("Tab")
-    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Pause AI access")
+    expect(await page.evaluate("document.activeElement?.textContent")).toBe("Pause AI access")
     await page.keyboard.press("Enter")
     await page.getByText("AI access paused", { exact: true }).waitFor({ timeout: 5_000 })
     const refused = await rawCall(daemon.url, agentToken)
@@ -310,7 +310,7 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
     }, daemon.url)
     // Either an opaque answer or none at all (the answer's Cross-Origin-Resource-Policy): never readable.
     expect(["opaque", "TypeError: Failed to fetch"]).toContain(fetched)
-    const [formAnswer] = await Promise.all([other.waitForResponse((r) => r.url().includes("/console/api/pause")), other.evaluate(() => (document.getElementById("f") as HTMLFormElement).submit())])
+    const [formAnswer] = await Promise.all([other.waitForResponse((r) => r.url().includes("/console/api/pause")), other.evaluate("document.getElementById('f').submit()")])
     expect(formAnswer.status()).toBe(403)
     expect(hits).toBeGreaterThan(0)
     // Nothing changed.
@@ -352,10 +352,10 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
       const results = await new AxeBuilder({ page: page as never }).analyze()
       const bad = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
       expect(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join("; ")})`), `${viewport.width}×${viewport.height}`).toEqual([])
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+      const overflow: number = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
       expect(overflow, `${viewport.width}×${viewport.height}`).toBeLessThanOrEqual(0)
       if (viewport.width === 390) {
-        await page.evaluate(() => window.scrollTo(0, 0))
+        await page.evaluate("window.scrollTo(0, 0)")
         await shot(page, "console-mobile.png")
       }
       await page.context().close()
