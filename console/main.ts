@@ -366,7 +366,7 @@ const App = () => {
     void loadConnections()
     void loadApprovals()
     const events = new EventSource("/console/api/events")
-    events.addEventListener("open", () => setStreamUp(true))
+    // The stream's first event (the pause state) says it is listening: calls from then on arrive.
     events.addEventListener("error", () => {
       setStreamUp(false)
       // A stream ended by a sign-out: the next read says so.
@@ -382,6 +382,7 @@ const App = () => {
     })
     events.addEventListener("pause", (event) => {
       const { paused } = JSON.parse((event as MessageEvent<string>).data) as { paused: boolean }
+      setStreamUp(true)
       setOverview((o) => (o === undefined ? o : { ...o, paused }))
     })
     const every = window.setInterval(() => {

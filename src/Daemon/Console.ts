@@ -231,9 +231,9 @@ const makeReads = (deps: Deps) => {
     clients: clients.seen(now())
   })
 
-  const tokenList = Effect.map(tokens.list, (list) => ({
+  const tokenList = Effect.zipWith(tokens.list, feed.tail, (list, tail) => ({
     tokens: list.map((info) => {
-      const lastUse = feed.lastUse(info.id)
+      const lastUse = tail.lastUse.get(info.id)
       return { ...toJson(info, now()), lastUsedAt: lastUse === undefined ? null : new Date(lastUse).toISOString() }
     })
   }))
@@ -273,15 +273,15 @@ const makeReads = (deps: Deps) => {
       Effect.timeoutTo({ duration: Cluster.STATUS_TIMEOUT_MS * 2, onSuccess: (r) => r, onTimeout: () => ({ id, ok: false, error: "no answer in 10 s" }) })
     )
 
-  const approvals = () => {
+  const approvals = Effect.map(feed.tail, (tail) => {
     const at = now()
     return {
       mode: options.approvals ?? "unknown",
       waiting: pending.list().map((p) => ({ ...p, since: new Date(p.since).toISOString() })),
       // Forms the AI clients were asked to show their user, in the last 10 minutes.
-      forms: feed.recent(at).filter((c) => c.outcome === "input_required" && c.time >= at - 600_000).reverse()
+      forms: tail.calls.filter((c) => c.outcome === "input_required" && c.time >= at - 600_000).reverse()
     }
-  }
+  })
 
   const historySearch = (query: URLSearchParams): Answer => {
     const state = history.state()
@@ -298,16 +298,13 @@ const makeReads = (deps: Deps) => {
 }
 
 /** The live streams: each belongs to a console session and ends with it. */
-const makeStreams = Effect.fnUntraced(function*(deps: Deps) {
+const makeStreams = (deps: Deps) => {
   const { feed, options, pause, sessions } = deps
   const keepAliveMs = options.keepAliveMs ?? 15_000
   const streams = new Set<{ readonly session: string; readonly push: (frame: string) => void; readonly end: () => void }>()
-  const broadcast = (frame: string) => {
-    for (const stream of streams) stream.push(frame)
-  }
-  const stopListening = feed.listen((calls) => broadcast(`event: calls\ndata: ${JSON.stringify(calls)}\n\n`))
-  yield* Effect.addFinalizer(() => Effect.sync(stopListening))
-  pause.changes((paused) => broadcast(`event: pause\ndata: ${JSON.stringify({ paused })}\n\n`))
+  pause.changes((paused) => {
+    for (const stream of streams) stream.push(`event: pause\ndata: ${JSON.stringify({ paused })}\n\n`)
+  })
 
   const end = (session?: string) => {
     for (const stream of streams) if (session === undefined || stream.session === session) stream.end()
@@ -320,6 +317,8 @@ const makeStreams = Effect.fnUntraced(function*(deps: Deps) {
         Effect.sync(() => {
           const stream = { session: session.id, push: (frame: string) => void emit.single(frame), end: () => void emit.end() }
           streams.add(stream)
+          // The log's calls reach the console only while a stream listens.
+          const stopListening = feed.listen((calls) => stream.push(`event: calls\ndata: ${JSON.stringify(calls)}\n\n`))
           stream.push(`retry: 3000\n\nevent: pause\ndata: ${JSON.stringify({ paused: pause.isPaused() })}\n\n`)
           // Keep-alive, and the end of a console session that expired meanwhile.
           const timer = setInterval(() => {
@@ -327,11 +326,12 @@ const makeStreams = Effect.fnUntraced(function*(deps: Deps) {
             else stream.push(": keep-alive\n\n")
           }, keepAliveMs)
           timer.unref()
-          return { stream, timer }
+          return { stream, timer, stopListening }
         }),
-        ({ stream, timer }) =>
+        ({ stopListening, stream, timer }) =>
           Effect.sync(() => {
             clearInterval(timer)
+            stopListening()
             streams.delete(stream)
           })
       ), { bufferSize: 256, strategy: "dropping" })
@@ -344,7 +344,7 @@ const makeStreams = Effect.fnUntraced(function*(deps: Deps) {
   }
 
   return { open, end }
-})
+}
 
 /** Who may ask: the command line (the key), the page (its session, and for a POST its CSRF token). */
 const makeGuards = (sessions: Context.Tag.Service<ConsoleSessions>) => {
@@ -453,7 +453,7 @@ const pageRoutes = (deps: Deps, guards: ReturnType<typeof makeGuards>, streams: 
     )
   return {
     overview: methods({ get: (request) => signedIn(request, () => Effect.succeed(answer(200, reads.overview()))) }),
-    activity: methods({ get: (request) => signedIn(request, () => Effect.succeed(answer(200, { windowMs: ConsoleFeed.WINDOW_MS, calls: feed.recent(now()) }))) }),
+    activity: methods({ get: (request) => signedIn(request, () => Effect.map(feed.tail, (tail) => answer(200, { windowMs: ConsoleFeed.WINDOW_MS, calls: tail.calls }))) }),
     events: methods({ get: (request) => signedIn(request, (session) => Effect.succeed(streams.open(session))) }),
     tokens: methods({
       get: (request) => signedIn(request, () => orFailure(500)(reads.tokenList)),
@@ -486,7 +486,7 @@ const pageRoutes = (deps: Deps, guards: ReturnType<typeof makeGuards>, streams: 
               Effect.catchAll((error) => Effect.succeed(failure(500, `Cannot write settings.json: ${messageOf(error)}`)))
             )))
     }),
-    approvals: methods({ get: (request) => signedIn(request, () => Effect.succeed(answer(200, reads.approvals()))) }),
+    approvals: methods({ get: (request) => signedIn(request, () => Effect.map(reads.approvals, (value) => answer(200, value))) }),
     history: methods({ get: (request, query) => signedIn(request, () => reads.historySearch(query)) })
   }
 }
@@ -516,7 +516,7 @@ export const make = Effect.fn("Console.make")(function*(options: Options = {}) {
     feed: yield* ConsoleFeed.make(yield* ActivityLog, home.path("activity"), now)
   }
   const assets = loadAssets(options.assetsDir ?? findAssets())
-  const streams = yield* makeStreams(deps)
+  const streams = makeStreams(deps)
   const guards = makeGuards(sessions)
   const routes: Record<string, Route> = { ...sessionRoutes(deps, guards, streams), ...pageRoutes(deps, guards, streams) }
 

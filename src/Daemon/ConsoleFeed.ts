@@ -1,11 +1,12 @@
 /**
- * What the console shows of the calls: the last hour of them (for the live table and the charts),
- * each token's last use, and the live stream, all fed by the activity log's writer
- * (`ActivityLog.subscribe`), so the console sees exactly the calls the log records and `/mcp` pays
- * nothing for it.
+ * What the console shows of the calls, at no cost to a daemon nobody watches:
  *
- * At start the end of `activity.log` (its last `SEED_BYTES`) is read once, so the last hour and the
- * tokens' last use survive a restart of the daemon.
+ * - **Live**: the calls as the activity log's writer takes them (`ActivityLog.subscribe`, once per
+ *   batch, off the request path), and only while a console page is listening: the subscription is
+ *   made for the first live stream and dropped with the last.
+ * - **The last hour, and each token's last use**: read from the end of `activity.log` (its last
+ *   `TAIL_BYTES`) when a page asks, after the log has written what it holds; a read is reused for
+ *   `REUSE_MS` while the log has not grown. So the console keeps nothing in memory between pages, and a restart loses nothing.
  *
  * @since 0.1.0
  */
@@ -14,14 +15,17 @@ import * as NodeFs from "node:fs/promises"
 import type { ActivityLog } from "../Activity/ActivityLog.ts"
 import * as Line from "../Activity/ActivityLine.ts"
 
-/** How far back the console keeps calls. @category constants */
+/** How far back the console shows calls. @category constants */
 export const WINDOW_MS = 60 * 60 * 1000
 
-/** Most calls kept in the window (the charts need no more). @category constants */
+/** Most calls of the window sent to a page (the charts need no more). @category constants */
 export const MAX_CALLS = 20_000
 
-/** How much of the end of activity.log is read at start. @category constants */
-export const SEED_BYTES = 8 * 1024 * 1024
+/** How much of the end of activity.log is read. @category constants */
+export const TAIL_BYTES = 8 * 1024 * 1024
+
+/** How long a read of the log's end is reused (several sections ask at once). @category constants */
+export const REUSE_MS = 2_000
 
 /** A call as the page sees it. @category models */
 export interface CallView {
@@ -33,6 +37,7 @@ export interface CallView {
   readonly method: string
   readonly tool: string | null
   readonly connection: string | null
+  /** Known for live calls; the log's lines do not carry it. */
   readonly collection: string | null
   readonly outcome: Line.Outcome
   readonly code: number | null
@@ -55,80 +60,84 @@ export const viewOf = (call: Line.Call): CallView => ({
   durationMs: Math.round(call.durationMs * 10) / 10
 })
 
+/** What the end of the log says. @category models */
+export interface Tail {
+  /** The calls of the window, oldest first (at most `MAX_CALLS`). */
+  readonly calls: ReadonlyArray<CallView>
+  /** Epoch milliseconds of each principal's last call in the part read. */
+  readonly lastUse: ReadonlyMap<string, number>
+}
+
 /** @category models */
 export interface Feed {
-  /** The calls of the last hour, oldest first. */
-  readonly recent: (now: number) => ReadonlyArray<CallView>
-  /** Epoch milliseconds of each principal's last call seen. */
-  readonly lastUse: (principal: string) => number | undefined
+  readonly tail: Effect.Effect<Tail>
   /** Live batches of calls; returns what unsubscribes. */
   readonly listen: (listener: (calls: ReadonlyArray<CallView>) => void) => () => void
 }
 
-/** The calls at the end of an activity log (at most `SEED_BYTES`), as views; none when it cannot be read. */
-const readTail = async (path: string): Promise<ReadonlyArray<CallView>> => {
+/** The calls at the end of an activity log (at most `TAIL_BYTES`); none when it cannot be read. */
+const readTail = async (path: string, since: number): Promise<Tail> => {
+  const calls: Array<CallView> = []
+  const lastUse = new Map<string, number>()
   const handle = await NodeFs.open(path, "r").catch(() => undefined)
-  if (handle === undefined) return []
+  if (handle === undefined) return { calls, lastUse }
   try {
     const { size } = await handle.stat()
-    const start = Math.max(0, size - SEED_BYTES)
+    const start = Math.max(0, size - TAIL_BYTES)
     const buffer = Buffer.alloc(size - start)
     await handle.read(buffer, 0, buffer.length, start)
     const lines = buffer.toString("utf8").split("\n")
     // A read that starts mid-line drops that line; the last one may be unterminated.
     if (start > 0) lines.shift()
     lines.pop()
-    const calls: Array<CallView> = []
     for (const text of lines) {
       const entry = Line.parse(text)
       if (entry === undefined || entry.type !== "call") continue
-      calls.push(viewOf({ ...entry, time: Date.parse(entry.time), collection: null }))
+      const time = Date.parse(entry.time)
+      if (entry.principal !== null) lastUse.set(entry.principal, Math.max(lastUse.get(entry.principal) ?? 0, time))
+      if (time >= since) calls.push(viewOf({ ...entry, time, collection: null }))
     }
-    return calls
+    return { calls: calls.length > MAX_CALLS ? calls.slice(calls.length - MAX_CALLS) : calls, lastUse }
   } finally {
     await handle.close()
   }
 }
 
 /**
- * The feed over an activity log (and the file it writes, for the seed).
+ * The feed over an activity log and the file it writes.
  *
  * @category constructors
  */
 export const make = (log: typeof ActivityLog.Service, path: string, now: () => number) =>
   Effect.gen(function*() {
-    let calls: Array<CallView> = []
-    const last = new Map<string, number>()
     const listeners = new Set<(calls: ReadonlyArray<CallView>) => void>()
-    const add = (views: ReadonlyArray<CallView>) => {
-      for (const view of views) {
-        calls.push(view)
-        if (view.principal !== null) last.set(view.principal, Math.max(last.get(view.principal) ?? 0, view.time))
-      }
-      trim(now())
-    }
-    const trim = (at: number) => {
-      let drop = 0
-      while (drop < calls.length && (calls[drop]!.time < at - WINDOW_MS || calls.length - drop > MAX_CALLS)) drop++
-      if (drop > 0) calls = calls.slice(drop)
-    }
-    // Every seeded call counts for last use; only the last hour stays in the window.
-    add(yield* Effect.promise(() => readTail(path)))
-    const unsubscribe = log.subscribe((batch) => {
-      const views = batch.map(viewOf)
-      add(views)
-      for (const listener of listeners) listener(views)
-    })
-    yield* Effect.addFinalizer(() => Effect.sync(unsubscribe))
+    let unsubscribe: (() => void) | undefined
+    yield* Effect.addFinalizer(() => Effect.sync(() => unsubscribe?.()))
+    // The log only grows between its prunes: the same size is the same content.
+    let reused: { readonly at: number; readonly size: number; readonly tail: Promise<Tail> } | undefined
+    const tail = Effect.zipRight(
+      log.flush,
+      Effect.promise(async () => {
+        const at = performance.now()
+        const size = (await NodeFs.stat(path).catch(() => undefined))?.size ?? -1
+        if (reused === undefined || reused.size !== size || at - reused.at > REUSE_MS) reused = { at, size, tail: readTail(path, now() - WINDOW_MS) }
+        return reused.tail
+      })
+    )
     return {
-      recent: (at) => {
-        trim(at)
-        return calls.slice()
-      },
-      lastUse: (principal) => last.get(principal),
+      tail,
       listen: (listener) => {
         listeners.add(listener)
-        return () => void listeners.delete(listener)
+        unsubscribe ??= log.subscribe((batch) => {
+          const views = batch.map(viewOf)
+          for (const each of listeners) each(views)
+        })
+        return () => {
+          listeners.delete(listener)
+          if (listeners.size > 0) return
+          unsubscribe?.()
+          unsubscribe = undefined
+        }
       }
     } satisfies Feed
   })
