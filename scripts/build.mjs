@@ -4,7 +4,8 @@
 // esbuild drop the parts of `effect` nobody uses (@effect/platform imports the whole barrel):
 // `--version` went from ~0.9 s (dependencies external) to ~0.3 s.
 import { build } from "esbuild"
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs"
+import { gzipSync } from "node:zlib"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -44,12 +45,53 @@ const buildBridge = () =>
     logLevel: "warning"
   })
 
+/** The web console's page (docs/console.md) must stay under this, gzipped, all files together. */
+export const CONSOLE_BUDGET_BYTES = 150 * 1024
+const consoleDir = fileURLToPath(new URL("../dist/console", import.meta.url))
+
+/**
+ * The web console's page: console/main.ts (Preact + htm, uPlot) bundled into dist/console/console.js
+ * and console.css, beside a copy of console/index.html. The daemon serves these files and nothing
+ * else: no CDN, nothing downloaded at run time. Prints each file's size, gzipped, and the total,
+ * which must stay under `CONSOLE_BUDGET_BYTES` (test/Daemon/ConsoleBundle.test.ts checks it too).
+ */
+export const buildConsole = async ({ quiet = false } = {}) => {
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { console: "console/main.ts" },
+    outdir: consoleDir,
+    write: false,
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    target: ["chrome110", "firefox110", "safari16"],
+    minify: true,
+    sourcemap: false,
+    charset: "utf8",
+    legalComments: "none",
+    logLevel: "warning"
+  })
+  const files = [...result.outputFiles.map((f) => ({ path: f.path, contents: f.contents })), {
+    path: join(consoleDir, "index.html"),
+    contents: readFileSync(join(root, "console", "index.html"))
+  }]
+  for (const file of files) replace(file)
+  const sizes = files.map((f) => ({ name: f.path.slice(consoleDir.length + 1), bytes: f.contents.byteLength, gzipped: gzipSync(f.contents, { level: 9 }).byteLength }))
+  const total = sizes.reduce((sum, s) => sum + s.gzipped, 0)
+  if (!quiet) {
+    const kb = (n) => `${(n / 1024).toFixed(1)} KB`
+    console.log(`console: ${sizes.map((s) => `${s.name} ${kb(s.bytes)} (${kb(s.gzipped)} gzipped)`).join(", ")}; total ${kb(total)} gzipped of ${kb(CONSOLE_BUDGET_BYTES)}`)
+  }
+  if (total > CONSOLE_BUDGET_BYTES) throw new Error(`the console is ${total} bytes gzipped, over its budget of ${CONSOLE_BUDGET_BYTES}`)
+  return { sizes, total }
+}
+
 /**
  * Builds in memory and replaces the bundle with a rename: a CLI started while another build runs
  * (a test's `npm start` beside the CLI tests) reads the old bundle or the new one, never half of one.
  */
 export const buildCli = async () => {
-  const [bridge, result] = await Promise.all([buildBridge(), build({
+  const [bridge, , result] = await Promise.all([buildBridge(), buildConsole(), build({
     absWorkingDir: root,
     entryPoints: ["src/bin.ts"],
     outfile,
@@ -76,6 +118,8 @@ export const buildCli = async () => {
     // installed package, resolved from dist/ (the bin runs the bundle with a require rooted there), and
     // it is required only when a history opens (src/History/HistoryStore.ts), never on a start without one.
     external: ["better-sqlite3"],
+    // Where the module is, for the console's page (src/Daemon/Console.ts finds dist/console from it).
+    define: { "import.meta.dirname": "__dirname" },
     // The sources are ES modules, which are strict; a CommonJS file is strict only when it says so.
     banner: { js: '"use strict";' },
     // No source map: one for a bundle of every dependency weighs 12 MB (2 MB without sources), and

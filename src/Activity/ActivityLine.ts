@@ -64,6 +64,11 @@ export interface Call {
   readonly statements: ReadonlyArray<string>
   /** The consistency level a write named (`consistency_level`); the member is absent otherwise. */
   readonly consistencyLevel?: string | undefined
+  /**
+   * The collection a tool call names (its `table`, or the first one its query names), for the
+   * console's live view; not written to the log (the line's format is fixed).
+   */
+  readonly collection?: string | null | undefined
 }
 
 /** A line as read back. @category models */

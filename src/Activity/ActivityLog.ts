@@ -143,6 +143,12 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
   readonly flush: Effect.Effect<void>
   /** Runs retention now (also run at start and every `pruneEvery`); how many lines it removed. */
   readonly prune: Effect.Effect<number>
+  /**
+   * Hands each batch of recorded calls to `listener` as the writer takes it, before it is appended
+   * (the console's live activity); returns what unsubscribes. The request path pays nothing for it:
+   * listeners are called by the writer, once per batch.
+   */
+  readonly subscribe: (listener: (calls: ReadonlyArray<Line.Call>) => void) => () => void
 }>() {
   static readonly make = (options: Options = {}) =>
     Effect.gen(function*() {
@@ -169,8 +175,16 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
       let needsNewline = summary.unterminated
       let checkedAt = clock.unsafeCurrentTimeMillis()
 
+      const listeners = new Set<(calls: ReadonlyArray<Line.Call>) => void>()
       /** One batch: its lines formatted (the chain is the writer's state) and appended with one write. */
       const append = async (calls: ReadonlyArray<Line.Call>) => {
+        for (const listener of listeners) {
+          try {
+            listener(calls)
+          } catch (error) {
+            report(Effect.logError("an activity listener failed", String(error)))
+          }
+        }
         let text = needsNewline ? "\n" : ""
         let next = prev
         for (const call of calls) {
@@ -232,7 +246,11 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
       return ActivityLog.of({
         record: batch.push,
         flush: Effect.promise(batch.drained),
-        prune
+        prune,
+        subscribe: (listener) => {
+          listeners.add(listener)
+          return () => void listeners.delete(listener)
+        }
       })
     })
 

@@ -67,6 +67,14 @@ const connectionOf = (method: string, params: Readonly<Record<string, unknown>>)
   return null
 }
 
+/** The collection a tool call names: its `table`, or the first one its query names (the console shows it). */
+const collectionOf = (tool: string | null, params: Readonly<Record<string, unknown>>): string | null => {
+  const args = params.arguments
+  if (tool === null || !isObject(args)) return null
+  if (typeof args.table === "string") return args.table.slice(0, MAX_NAME)
+  return typeof args.query === "string" ? HistoryEntry.collectionOfStatement(args.query) : null
+}
+
 /**
  * The statements a tool call carries, as digests: the query text, or the exact JSON of what is
  * written. The query history stores the same digest (`HistoryEntry.statementDigests`), so an entry and
@@ -249,6 +257,7 @@ export const layer: Layer.Layer<CallObserver, never, ActivityLog | Clients> = La
           code: result.code,
           durationMs,
           statements: statementsOf(tool, params),
+          collection: collectionOf(tool, params),
           ...writeLevelOf(tool, params)
         }
         log.record(call)

@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import { ApprovalFlow } from "./ApprovalFlow.ts"
 import { Dialog, type DialogConfigError, type DialogKind, type DialogMode } from "./Dialog.ts"
 import { FirstAccess } from "./FirstAccess.ts"
+import { PendingApprovals } from "./PendingApprovals.ts"
 import { RequestState } from "./RequestState.ts"
 import { onRevocation, type TokenStore } from "../Auth/TokenStore.ts"
 
@@ -25,8 +26,25 @@ export const layerWithDialog = <E, R>(
   dialog: Layer.Layer<Dialog, E, R>
 ): Layer.Layer<ApprovalFlow | FirstAccess, E, R> =>
   Layer.mergeAll(ApprovalFlow.layer, FirstAccess.layer).pipe(
-    Layer.provide(Layer.merge(RequestState.layer, dialog))
+    Layer.provide(Layer.merge(RequestState.layer, tracked(dialog)))
   )
+
+/**
+ * The dialog, reporting each question it shows to `PendingApprovals` while it waits, when the daemon
+ * provides the registry (the console lists them); as it is otherwise.
+ *
+ * @category layers
+ */
+export const tracked = <E, R>(dialog: Layer.Layer<Dialog, E, R>): Layer.Layer<Dialog, E, R> =>
+  Layer.effect(
+    Dialog,
+    Effect.gen(function*() {
+      const inner = yield* Dialog
+      const pending = yield* Effect.serviceOption(PendingApprovals)
+      if (Option.isNone(pending) || !inner.interactive) return inner
+      return Dialog.of({ ...inner, confirm: (request) => pending.value.track(request, inner.kind, inner.confirm(request)) })
+    })
+  ).pipe(Layer.provide(dialog))
 
 /**
  * From the daemon's settings (`DaemonSettings`): a function of the values rather than of the tag, so

@@ -11,6 +11,7 @@ import { browseCommand } from "./BrowseCommand.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { clientsCommand } from "./ClientsCommand.ts"
 import { connectionsCommand } from "./ConnectionsCommand.ts"
+import { consoleCommand } from "./ConsoleCommand.ts"
 import { doctorCommand } from "./DoctorCommand.ts"
 import { exportCommand } from "./ExportCommand.ts"
 import { graphqlCommand } from "./GraphqlCommand.ts"
@@ -27,4 +28,4 @@ import { tokensCommand } from "./TokensCommand.ts"
 /** The root command. @category commands */
 export const root = CommonOptions.rootOf([serveCommand, tokensCommand, connectionsCommand, browseCommand, tenantsCommand, graphqlCommand,
   restCommand, activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand, doctorCommand,
-  exportCommand, importCommand, historyCommand])
+  exportCommand, importCommand, historyCommand, consoleCommand])

@@ -50,6 +50,8 @@ import * as Serve from "./Serve.ts"
 import * as Tracing from "../Tracing/Tracing.ts"
 import { HistoryStore, type Options as HistoryOptions } from "../History/HistoryStore.ts"
 import type { ServeSettings } from "./Settings.ts"
+import * as Console from "./Console.ts"
+import { PendingApprovals } from "../Approval/PendingApprovals.ts"
 
 /**
  * The daemon's settings, for layers that need them.
@@ -62,7 +64,7 @@ export class DaemonSettings extends Context.Tag("weaviate-mcp/DaemonSettings")<D
 export type CatalogueServices = Catalogue.Tools | Catalogue.Resources | Catalogue.Prompts | Catalogue.Completions
 
 /** What the daemon offers the catalogue layers it composes. @category models */
-export type CatalogueEnvironment = Home | DaemonSettings | InFlight | TokenStore | HistoryStore
+export type CatalogueEnvironment = Home | DaemonSettings | InFlight | TokenStore | HistoryStore | Driver | ConnectionStore | PendingApprovals
 
 /**
  * The catalogue `serve` serves: tools, resources, prompts and completions over the driver, with one
@@ -74,8 +76,7 @@ export type CatalogueEnvironment = Home | DaemonSettings | InFlight | TokenStore
 export const defaultCatalogue: Layer.Layer<CatalogueServices, unknown, CatalogueEnvironment> = Layer.unwrapEffect(
   Effect.map(DaemonSettings, (settings) =>
     Layer.mergeAll(ToolsLive, ResourcesLive, PromptsLive, CompletionsLive, ApprovalsLayer.forgetOnRevocation).pipe(
-      Layer.provide(ApprovalsLayer.layer(settings)),
-      Layer.provide(Driver.layer.pipe(Layer.provideMerge(ConnectionStore.layerFollowed())))
+      Layer.provide(ApprovalsLayer.layer(settings))
     ))
 )
 
@@ -114,6 +115,8 @@ export interface DaemonOptions<R = never> {
   readonly history?: Partial<HistoryOptions>
   /** The catalogue; default `defaultCatalogue`. Tests and embedding programs bring their own. */
   readonly catalogue?: Layer.Layer<CatalogueServices, unknown, CatalogueEnvironment>
+  /** The web console under `/console` (docs/console.md): its clock and where its page is; on by default. */
+  readonly console?: Omit<Console.Options, "approvals"> | false
 }
 
 /**
@@ -125,20 +128,27 @@ export const layer = <R = never>(
   options: DaemonOptions<R>
 ): Layer.Layer<HttpTransport.BoundAddress | ServerInstance | HttpTransport.HttpHandler, unknown, Home | R> => {
   const { settings } = options
+  // What the driver reads when a session opens: the daemon's time-outs and schema cache time.
+  const tuning = Layer.mergeAll(
+    Layer.succeed(WeaviateHttp.Timeouts, {
+      healthMs: settings.healthTimeoutSeconds * 1000,
+      schemaMs: settings.schemaTimeoutSeconds * 1000
+    }),
+    Layer.succeed(CollectionSchema.CacheTtl, settings.schemaCacheMs)
+  )
   const shared = Layer.mergeAll(
     TokenStore.layer(options.tokenStore),
     BridgeToken.layer(options.bridgeToken),
     InFlight.layer,
     LegacySessions.layer,
     Layer.succeed(DaemonSettings, settings),
-    Layer.succeed(WeaviateHttp.Timeouts, {
-      healthMs: settings.healthTimeoutSeconds * 1000,
-      schemaMs: settings.schemaTimeoutSeconds * 1000
-    }),
-    Layer.succeed(CollectionSchema.CacheTtl, settings.schemaCacheMs),
+    tuning,
     Lifecycle.layer,
     // Opened before the transport and closed after it, so the last calls' entries are written.
-    HistoryStore.layer({ ...settings.history, lazy: true, ...options.history })
+    HistoryStore.layer({ ...settings.history, lazy: true, ...options.history }),
+    PendingApprovals.layer,
+    // One driver (one session per connection) for the catalogue and the console.
+    Driver.layer.pipe(Layer.provideMerge(ConnectionStore.layerFollowed()), Layer.provide(tuning))
   )
   const authenticator = (settings.auth === "tokens" ? Authenticator.layerTokens : Authenticator.layerAnonymous).pipe(
     Layer.provide(RateLimiter.layer({ requestsPerSecond: settings.rateLimit, authFailuresPerMinute: settings.authLockout }))
@@ -159,8 +169,10 @@ export const layer = <R = never>(
     pause.changes((paused) => clients.describe({ paused }))
     yield* clients.writeNow
   }))
+  // The console answers the paths other than /mcp (`Endpoint.OtherRoutes`).
+  const consoleRoutes = options.console === false ? Layer.empty : Console.layer({ ...options.console, approvals: settings.approvals })
   const endpoint = Endpoint.layer({ allowedOrigins: settings.allowedOrigins }).pipe(
-    Layer.provide(Layer.mergeAll(authenticator, options.catalogue ?? defaultCatalogue)),
+    Layer.provide(Layer.mergeAll(authenticator, options.catalogue ?? defaultCatalogue, consoleRoutes)),
     Layer.merge(describe),
     Layer.provide(activity)
   )

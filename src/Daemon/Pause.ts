@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as NodePath from "node:path"
@@ -38,13 +39,23 @@ export const setPaused = Effect.fn("Pause.setPaused")(function*(paused: boolean)
 })
 
 /**
+ * Flipping the switch from inside the daemon (the console): settings.json is written as `pause` writes
+ * it, and the switch follows at once rather than on the file's event, so the next request already
+ * sees the new state.
+ *
+ * @category services
+ */
+export class PauseControl extends Context.Tag("weaviate-mcp/PauseControl")<PauseControl, {
+  readonly set: (paused: boolean) => Effect.Effect<void, SecretFile.SecretFileError>
+}>() {}
+
+/**
  * The daemon's switch: follows settings.json and cancels every call in flight when access pauses.
  *
  * @category layers
  */
-export const layer = (options: FileWatch.Options = {}): Layer.Layer<PauseSwitch, never, Home | InFlight> =>
-  Layer.scoped(
-    PauseSwitch,
+export const layer = (options: FileWatch.Options = {}): Layer.Layer<PauseSwitch | PauseControl, never, Home | InFlight> =>
+  Layer.scopedContext(
     Effect.gen(function*() {
       const home = yield* Home
       const inFlight = yield* InFlight
@@ -65,12 +76,16 @@ export const layer = (options: FileWatch.Options = {}): Layer.Layer<PauseSwitch,
       })
       yield* FileWatch.follow(home.dir, settingsName, options, Effect.provideService(follow, Home, home))
       if (paused) yield* Effect.logWarning("AI access is paused (weaviate-mcp resume turns it back on)")
-      return {
+      // One flip at a time, so the file and the switch end in the same state.
+      const lock = yield* Effect.makeSemaphore(1)
+      return Context.make(PauseSwitch, {
         isPaused: () => paused,
         changes: (listener: (paused: boolean) => void) => {
           listeners.push(listener)
           listener(paused)
         }
-      }
+      }).pipe(Context.add(PauseControl, {
+        set: (next: boolean) => lock.withPermits(1)(Effect.zipRight(setPaused(next), follow).pipe(Effect.provideService(Home, home)))
+      }))
     })
   )

@@ -87,6 +87,15 @@ export interface Options {
   readonly maxListenStreams?: number | undefined
 }
 
+/**
+ * What answers the paths other than `/mcp` (the daemon's console), when provided: a request is handed
+ * to it only after the endpoint's own path check has already said "not `/mcp`", so `/mcp` requests
+ * do no more work for its presence. Its answers are its own (no CORS of the endpoint's origins).
+ *
+ * @category services
+ */
+export class OtherRoutes extends Context.Tag("weaviate-mcp/Mcp/OtherRoutes")<OtherRoutes, Context.Tag.Service<HttpTransport.HttpHandler>>() {}
+
 /** Deepest JSON nesting of a request body. @category constants */
 export const MAX_JSON_DEPTH = 64
 
@@ -131,6 +140,7 @@ const EXPOSED_HEADERS = "mcp-session-id, www-authenticate, retry-after"
 const notFound = HttpTransport.full(404, "Not found: the MCP endpoint is POST /mcp", { "content-type": "text/plain" })
 const methodNotAllowed = HttpTransport.full(405, "Method not allowed", { allow: "POST, OPTIONS", "content-type": "text/plain" })
 const accepted = HttpTransport.full(202)
+const admitOther: HttpTransport.Admission = { _tag: "Admit", value: undefined }
 
 // ===== Bodies =====
 
@@ -711,7 +721,7 @@ const makeIntake = (deps: Deps, methods: ReturnType<typeof makeMethods>) => {
 }
 
 /** The endpoint's front: answers from the head alone (path, Host, Origin, method), CORS, admission. */
-const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>) => {
+const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>, others: Context.Tag.Service<OtherRoutes> | undefined) => {
   const { allowedOrigins } = deps
   const { authenticate, post } = intake
 
@@ -740,6 +750,8 @@ const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>) => {
   const admit = (head: HttpTransport.RequestHead): Effect.Effect<HttpTransport.Admission> => {
     const refused = headAnswer(head, () => null)
     if (refused !== undefined) {
+      // Another path: the other routes admit it themselves.
+      if (refused === notFound && others !== undefined) return others.admit === undefined ? Effect.succeed(admitOther) : others.admit(head)
       return Effect.succeed({ _tag: "Admit", value: undefined, bodyCap: { bytes: REFUSED_BODY_BYTES, response: refused } })
     }
     const toAdmission = (outcome: Either.Either<Principal, unknown>): HttpTransport.Admission =>
@@ -758,18 +770,25 @@ const makeFront = (deps: Deps, intake: ReturnType<typeof makeIntake>) => {
     // A request `admit` authenticated passed its head's checks there; any other (refused from its
     // head, or from a transport without `admit`) is checked here, with the id of its body.
     const refused = Either.isEither(request.admitted) ? undefined : headAnswer(request, () => idOfBody(request.body))
-    if (refused !== undefined) return Effect.succeed(refused)
+    if (refused !== undefined) return refused === notFound && others !== undefined ? others.handle(request) : Effect.succeed(refused)
     const origin = request.headers.origin
     if (origin === undefined) return post(request)
     return Immediate.map(post(request), (response) => withCors(origin, response))
   }
 
+  /** Whether the other routes answer this request (only asked on the transport's own refusals). */
+  const isOther = (head: HttpTransport.RequestHead) => others !== undefined && head.path !== "/mcp"
+
   return HttpTransport.HttpHandler.of({
     handle,
     admit,
-    decorate: (head, response) => withCors(head.headers.origin, response),
+    decorate: (head, response) =>
+      isOther(head) ? (others!.decorate === undefined ? response : others!.decorate(head, response)) : withCors(head.headers.origin, response),
     // Errors carry the CORS headers too: a browser client must be able to read them.
-    tooLarge: (head) => withCors(head.headers.origin, errorResponse(null, new PayloadTooLarge({ message: "Payload too large: the body cap is 10 MB" })))
+    tooLarge: (head) =>
+      isOther(head)
+        ? others!.tooLarge(head)
+        : withCors(head.headers.origin, errorResponse(null, new PayloadTooLarge({ message: "Payload too large: the body cap is 10 MB" })))
   })
 }
 
@@ -801,7 +820,8 @@ export const make = Effect.fn("Endpoint.make")(function*(options: Options) {
   // When shutdown begins, every call in flight is answered 503 `-33000` (its work stopped first).
   yield* Effect.forkScoped(Effect.zipRight(deps.lifecycle.shutdown, deps.inFlight.stopAll(unavailable)))
   const running = makeRunning(deps, makeResults())
-  return makeFront(deps, makeIntake(deps, makeMethods(deps, running)))
+  const others = yield* Effect.serviceOption(OtherRoutes)
+  return makeFront(deps, makeIntake(deps, makeMethods(deps, running)), Option.getOrUndefined(others))
 })
 
 /** The server span of a request (exported only when tracing is on), named and annotated per the MCP semantic conventions. */

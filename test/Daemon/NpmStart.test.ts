@@ -42,6 +42,11 @@ describe("npm start", () => {
         void exited.then(() => (clearTimeout(timer), reject(new Error(`npm start exited early:\n${output}`))))
       })
       expect(NodeFs.existsSync(NodePath.join(home, "mcp-handshake.json"))).toBe(true)
+      // npm start builds the web console's page too, and the daemon serves it.
+      const page = await fetch(`http://127.0.0.1:${port}/console`)
+      expect(page.status).toBe(200)
+      expect(await page.text()).toContain("/console/assets/console.js")
+      expect((await fetch(`http://127.0.0.1:${port}/console/assets/console.js`)).status).toBe(200)
       npm.kill(signal)
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`npm did not exit within 30 s of ${signal}:\n${output}`)), 30_000)

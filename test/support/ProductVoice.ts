@@ -21,7 +21,8 @@ export const SESSION_TERMS: ReadonlyArray<{ readonly form: RegExp; readonly name
   { form: /\bLegacySessions\b/g, names: "the module that keeps the legacy sessions" },
   { form: /\bMCP sessions?\b/g, names: "the protocol's session" },
   { form: /\bsession ids?\b/gi, names: "the id of a legacy session, or the one the bridge gives its client" },
-  { form: /\bsession cookie\b/gi, names: "the REST console's cookie" }
+  { form: /\bsession cookie\b/gi, names: "the REST console's cookie" },
+  { form: /\bconsole sessions?\b/gi, names: "a browser signed in to the web console" }
 ]
 
 /** A line about the protocol's legacy era, where `session` can only be the protocol's. */
