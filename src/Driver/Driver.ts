@@ -17,6 +17,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import { Connection } from "../Schema/Connection.ts"
+import * as Aggregate from "./Aggregate.ts"
 import * as BatchImport from "./BatchImport.ts"
 import * as ConsistencyLevel from "../Schema/ConsistencyLevel.ts"
 import * as Cluster from "./Cluster.ts"
@@ -227,6 +228,12 @@ export interface Service {
     connection: ConnectionRef,
     statement: string | RestConsole.ConsoleRequest
   ) => Effect.Effect<RestConsole.ConsoleResult, LookupError | AuthenticationFailed | ConnectionFailed | StatementRefused>
+  /** A typed `Aggregate` of a collection (`Aggregate`): grouped or not, its tenant checked like any read. */
+  readonly aggregate: (
+    connection: ConnectionRef,
+    table: string,
+    request: Aggregate.Request
+  ) => Effect.Effect<Aggregate.Result, LookupError | RequestError | CollectionNotFound | TenantError | FilterRefused | StatementRefused>
 }
 
 // ===== Health =====
@@ -630,7 +637,10 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       sendRowEdit: (name, request) =>
         withHttp(name, (h) => RowEdits.send(h, request).pipe(Cluster.explain(h, { write: true, level: request.query["consistency_level"] }))),
       graphql: (name, query, options) => withSession(name, (session, connection) => graphqlOn(session.http, connection, query, options)),
-      rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement))
+      rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement)),
+      aggregate: (name, table, request) =>
+        withTenant(name, table, request.tenant, "read", (h, c, tenant) =>
+          Aggregate.run(h, c, { ...request, tenant }).pipe(Cluster.explain(h, { write: false })))
     })
   })
 
