@@ -328,6 +328,29 @@ export const read = (
 }
 
 /**
+ * A result as a grid: the group's property (when grouped), `count`, then each metric column; one row
+ * per group.
+ *
+ * @category reading
+ */
+export const grid = (result: Result): { readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<Record<string, unknown>> } => ({
+  columns: [...(result.groupBy === undefined ? [] : [result.groupBy]), "count", ...result.columns],
+  rows: result.groups.map((g) => ({
+    ...(result.groupBy === undefined ? {} : { [result.groupBy]: g.value ?? null }),
+    count: g.count,
+    ...g.metrics
+  }))
+})
+
+/**
+ * A metric's value as one short cell: the most frequent values with their counts, others as they are.
+ *
+ * @category reading
+ */
+export const cellOf = (value: unknown): unknown =>
+  Array.isArray(value) ? value.map((o: Occurrence) => `${o.value} (${o.occurs})`).join(", ") : value
+
+/**
  * Runs an aggregation on a collection (the tenant already checked by the caller).
  *
  * @category requests

@@ -79,10 +79,6 @@ const searchOf = (input: Input): Aggregate.Search | string | undefined => {
   return undefined
 }
 
-/** A metric's value as one short cell: the most frequent values with their counts, numbers as they are. */
-const cellOf = (value: unknown): unknown =>
-  Array.isArray(value) ? value.map((o: Aggregate.Occurrence) => `${o.value} (${o.occurs})`).join(", ") : value
-
 /** @category tools */
 export const aggregate = (env: ToolEnv) =>
   ToolDefinition.make({
@@ -110,14 +106,8 @@ export const aggregate = (env: ToolEnv) =>
         objectLimit: input.object_limit,
         limit: input.limit
       })
-      const groupColumn = result.groupBy === undefined ? [] : [result.groupBy]
-      const columns = [...groupColumn, "count", ...result.columns]
-      const rows = result.groups.map((g) => ({
-        ...(result.groupBy === undefined ? {} : { [result.groupBy]: g.value ?? null }),
-        count: g.count,
-        ...g.metrics
-      }))
-      const textRows = rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, cellOf(v)])))
+      const { columns, rows } = Aggregate.grid(result)
+      const textRows = rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Aggregate.cellOf(v)])))
       const footer = [
         `${result.collection}: ${TextTable.count(result.count, "row")} in all` +
         (result.groupBy === undefined ? "" : `; ${TextTable.count(rows.length, "group")} by ${result.groupBy}`),
