@@ -193,6 +193,27 @@ const metricProblem = (property: Property, request: MetricRequest): string | und
 /** Group values of these types are what Weaviate can group by (not references, geo, phone, objects or blobs). */
 const GROUPABLE: ReadonlySet<string> = new Set(["text", "int", "number", "boolean", "date", "uuid"])
 
+/** Whether Weaviate can group by a property. @category models */
+export const canGroupBy = (property: Property): boolean => GROUPABLE.has(property.baseType)
+
+/**
+ * Every metric a collection offers, as `property:metric` (schema order, then the metric order of each
+ * type): what completion offers for a metric.
+ *
+ * @category models
+ */
+export const metricNames = (collection: Collection): ReadonlyArray<string> =>
+  collection.properties.flatMap((p) => metricsOf(p).map((metric) => columnOf({ property: p.name, metric })))
+
+/** The problem with a `property:metric` of a collection, if any (`undefined`: it fits). @category models */
+export const metricTextProblem = (collection: Collection, text: string): string | undefined => {
+  const [name = "", metric = "", ...rest] = text.split(":")
+  if (rest.length > 0 || name === "" || metric === "") return `${JSON.stringify(text)} is not property:metric`
+  const property = propertyOf(collection, name, "metric")
+  if (property instanceof StatementRefused) return property.reason
+  return metricProblem(property, { property: name, metric: metric as Metric })
+}
+
 const searchArgument = (search: Search): string =>
   search._tag === "nearText"
     ? `nearText: {concepts: [${FilterBuilder.graphqlString(search.text)}]}`
@@ -217,7 +238,7 @@ export const plan = (collection: Collection, request: Request): Effect.Effect<Pl
     if (!NAME.test(collection.name)) return yield* refuse(`${JSON.stringify(collection.name)} is not a collection name`)
     const groupBy = request.groupBy === undefined ? undefined : propertyOf(collection, request.groupBy, "group_by")
     if (groupBy instanceof StatementRefused) return yield* groupBy
-    if (groupBy !== undefined && !GROUPABLE.has(groupBy.baseType)) {
+    if (groupBy !== undefined && !canGroupBy(groupBy)) {
       return yield* refuse(`${groupBy.name} is ${typeName(groupBy)}: Weaviate cannot group by that type (text, int, number, boolean, date or uuid)`)
     }
     const limit = request.limit ?? DEFAULT_GROUPS

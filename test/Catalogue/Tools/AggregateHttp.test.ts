@@ -21,7 +21,7 @@ import { homeLayer } from "../../../src/Cli/CommonOptions.ts"
 import * as Daemon from "../../../src/Daemon/Daemon.ts"
 import { ConnectionStore } from "../../../src/Driver/ConnectionStore.ts"
 import { BoundAddress } from "../../../src/Mcp/HttpTransport.ts"
-import { MODERN, modern, modernHeaders, send, validateMessage } from "../../Mcp/support/EndpointHarness.ts"
+import { MODERN, modern, modernHeaders, send, validateDef, validateMessage } from "../../Mcp/support/EndpointHarness.ts"
 import { pages } from "../../support/Markdown.ts"
 import * as TestDaemon from "../../support/TestDaemon.ts"
 import * as TestHome from "../../support/TestHome.ts"
@@ -161,6 +161,24 @@ describe("aggregate over HTTP with the official clients", () => {
     const refused = await call({ connection_id: "local", table: "Product", group_by: "location" })
     validateMessage(MODERN, refused.json, "CallToolResult")
     expect(refused.json.result.isError).toBe(true)
+  })
+
+  it("the official client completes aggregate_table's metric by the property's type and group_by, and gets the prompt", async () => {
+    const client = await v1Client()
+    try {
+      const ref = { type: "ref/prompt" as const, name: "aggregate_table" }
+      const context = { arguments: { connection_id: "local", table: "Product" } }
+      const metrics = await client.complete({ ref, argument: { name: "metric", value: "stock:m" }, context })
+      validateDef("2025-11-25", "CompleteResult", metrics)
+      expect(metrics.completion.values).toEqual(["stock:mean", "stock:median", "stock:mode", "stock:minimum", "stock:maximum"])
+      const groups = await client.complete({ ref, argument: { name: "group_by", value: "c" }, context })
+      expect(groups.completion.values).toEqual(["category", "colors"])
+      const prompt = await client.getPrompt({ name: "aggregate_table", arguments: { connection_id: "local", table: "Product", group_by: "category", metric: "stock:sum" } })
+      validateDef("2025-11-25", "GetPromptResult", prompt)
+      expect((prompt.messages[0]!.content as { text: string }).text).toContain("- stock (int): count, sum, mean, median, mode, minimum, maximum")
+    } finally {
+      await client.close()
+    }
   })
 
   it("each call is in the query history (tool aggregate, its arguments, its rows) and has its activity line", async () => {
