@@ -214,6 +214,9 @@ export const metricTextProblem = (collection: Collection, text: string): string 
   return metricProblem(property, { property: name, metric: metric as Metric })
 }
 
+// Lone surrogates cannot be written in a GraphQL string literal.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
 const searchArgument = (search: Search): string =>
   search._tag === "nearText"
     ? `nearText: {concepts: [${FilterBuilder.graphqlString(search.text)}]}`
@@ -249,6 +252,9 @@ export const plan = (collection: Collection, request: Request): Effect.Effect<Pl
       return yield* refuse("a search (near_text or hybrid) needs object_limit: how many of its best matches to aggregate")
     }
     if (request.search === undefined && request.objectLimit !== undefined) return yield* refuse("object_limit applies with near_text or hybrid only")
+    for (const [what, text] of [["the search text", request.search?.text], ["the tenant", request.tenant]] as const) {
+      if (text !== undefined && LONE_SURROGATE.test(text)) return yield* refuse(`${what} is not valid Unicode (a lone surrogate)`)
+    }
     const alpha = request.search?._tag === "hybrid" ? request.search.alpha : undefined
     if (alpha !== undefined && !(Number.isFinite(alpha) && alpha >= 0 && alpha <= 1)) return yield* refuse("alpha is a number from 0 to 1")
 
