@@ -186,6 +186,30 @@ layer(harnessLayer(), { excludeTestServices: true, timeout: "3 minutes" })("aggr
         }
       }))
 
+    it.effect("a grid longer than the text cap is cut with how to narrow it; structuredContent keeps every group", () =>
+      test(async (h) => {
+        const articles = of("Article")
+        const { structured, text } = success(
+          h,
+          "aggregate",
+          await call(h, {
+            table: "Article",
+            group_by: "title",
+            limit: 1000,
+            metrics: [
+              ...["body", "tags"].map((property) => ({ property, metric: "topOccurrences", limit: 10 })),
+              ...["count", "minimum", "maximum", "median", "mode"].map((metric) => ({ property: "published", metric })),
+              ...["sum", "mean", "median", "minimum", "maximum"].flatMap((metric) => [{ property: "wordCount", metric }, { property: "scores", metric }])
+            ]
+          })
+        )
+        expect(structured.rows).toHaveLength(new Set(articles.map((a) => a.title)).size)
+        expect(text.length).toBeLessThanOrEqual(32_000)
+        expect(text.split("\n").at(-1)).toMatch(
+          /^\[cut: this text is capped at 32,000 characters and held [\d,]+; structuredContent has all of it\. To see the rest, narrow or page: a smaller limit, fewer metrics, or filters\]$/
+        )
+      }))
+
     it.effect("limit keeps the largest groups and says there are more", () =>
       test(async (h) => {
         const products = of("Product")
