@@ -277,12 +277,23 @@ layer(harnessLayer(), { excludeTestServices: true, timeout: "3 minutes" })("aggr
         expect(graphqlSent(h)).toHaveLength(0)
       }))
 
-    it.effect("a connection outside the token's allowlist is -33007; a blocked connection too", () =>
+    it.effect("a connection outside the token's allowlist is -33007, a blocked connection too; read-only connections aggregate", () =>
       test(async (h) => {
         const allowlisted = token("readOnly", { id: "tok-allow-aggregate", connections: { _tag: "Some", value: [h.ids.local!] } as never })
         protocolError(await call(h, { table: "Product" }, allowlisted), -33007)
         protocolError(await h.call("aggregate", { connection_id: h.ids.blocked, table: "Product" }), -33007)
         expect(graphqlSent(h)).toHaveLength(0)
+        // A read: a connection whose AI policy is readOnly, or in Safe Mode readOnly, aggregates as any other.
+        for (const id of [h.ids.aiRead, h.ids.guarded]) {
+          expect(success(h, "aggregate", await h.call("aggregate", { connection_id: id, table: "Product" }, { principal: token("readOnly") })).structured.count)
+            .toBe(of("Product").length)
+        }
+      }))
+
+    it.effect("near_text on a collection without a text vectorizer comes back as the database's refusal", () =>
+      test(async (h) => {
+        const text = toolError(await call(h, { table: "Product", near_text: "chair", object_limit: 5 }), "query_failed")
+        expect(text).toContain("nearText")
       }))
 
     it.effect("near_text with object_limit aggregates the search's best matches: the same rows vector_search returns", () =>
