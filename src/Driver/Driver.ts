@@ -280,7 +280,9 @@ type WithTenant = <A, E, R>(
  * The object reads and writes, each at its consistency level, each failure explained by the cluster's
  * state (`Cluster.explain`).
  */
-const objectOperations = (withTenant: WithTenant): Pick<Service, "browse" | "count" | "getRow" | "readAll" | "insertRows" | "updateRows" | "deleteRows"> => ({
+const objectOperations = (
+  withTenant: WithTenant
+): Pick<Service, "browse" | "count" | "getRow" | "readAll" | "insertRows" | "updateRows" | "deleteRows" | "aggregate"> => ({
   browse: (name, table, request) =>
     withTenant(name, table, request?.tenant, "read", (h, c, tenant, connection) =>
       Grid.page(h, c, { ...request, tenant, consistencyLevel: level(request, connection) }).pipe(
@@ -314,6 +316,9 @@ const objectOperations = (withTenant: WithTenant): Pick<Service, "browse" | "cou
       RowEdits.remove(h, c, uuids, { tenant, consistencyLevel: level(options, connection) }).pipe(
         Cluster.explain(h, { write: true, level: level(options, connection) })
       )),
+  aggregate: (name, table, request) =>
+    withTenant(name, table, request.tenant, "read", (h, c, tenant) =>
+      Aggregate.run(h, c, { ...request, tenant }).pipe(Cluster.explain(h, { write: false })))
 })
 
 /** A GraphQL statement at its consistency level: only replicated collections take the argument (the schema says which). */
@@ -637,10 +642,7 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
       sendRowEdit: (name, request) =>
         withHttp(name, (h) => RowEdits.send(h, request).pipe(Cluster.explain(h, { write: true, level: request.query["consistency_level"] }))),
       graphql: (name, query, options) => withSession(name, (session, connection) => graphqlOn(session.http, connection, query, options)),
-      rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement)),
-      aggregate: (name, table, request) =>
-        withTenant(name, table, request.tenant, "read", (h, c, tenant) =>
-          Aggregate.run(h, c, { ...request, tenant }).pipe(Cluster.explain(h, { write: false })))
+      rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement))
     })
   })
 
