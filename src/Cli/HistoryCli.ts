@@ -54,7 +54,7 @@ export interface Note {
 
 /** @category models */
 export interface Statement {
-  readonly command: "graphql" | "browse" | "rest" | "export" | "import"
+  readonly command: "graphql" | "browse" | "rest" | "export" | "import" | "aggregate"
   readonly connection: string
   readonly collection?: string | undefined
   readonly tenant?: string | undefined

@@ -6,6 +6,7 @@
  * @since 0.1.0
  */
 import { activityCommand } from "./ActivityCommand.ts"
+import { aggregateCommand } from "./AggregateCommand.ts"
 import { bridgeCommand } from "./BridgeCommand.ts"
 import { browseCommand } from "./BrowseCommand.ts"
 import * as CommonOptions from "./CommonOptions.ts"
@@ -28,4 +29,4 @@ import { tokensCommand } from "./TokensCommand.ts"
 /** The root command. @category commands */
 export const root = CommonOptions.rootOf([serveCommand, tokensCommand, connectionsCommand, browseCommand, tenantsCommand, graphqlCommand,
   restCommand, activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand, doctorCommand,
-  exportCommand, importCommand, historyCommand, consoleCommand])
+  exportCommand, importCommand, historyCommand, consoleCommand, aggregateCommand])

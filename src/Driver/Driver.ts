@@ -17,6 +17,7 @@ import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import { Connection } from "../Schema/Connection.ts"
+import * as Aggregate from "./Aggregate.ts"
 import * as BatchImport from "./BatchImport.ts"
 import * as ConsistencyLevel from "../Schema/ConsistencyLevel.ts"
 import * as Cluster from "./Cluster.ts"
@@ -227,6 +228,12 @@ export interface Service {
     connection: ConnectionRef,
     statement: string | RestConsole.ConsoleRequest
   ) => Effect.Effect<RestConsole.ConsoleResult, LookupError | AuthenticationFailed | ConnectionFailed | StatementRefused>
+  /** A typed `Aggregate` of a collection (`Aggregate`): grouped or not, its tenant checked like any read. */
+  readonly aggregate: (
+    connection: ConnectionRef,
+    table: string,
+    request: Aggregate.Request
+  ) => Effect.Effect<Aggregate.Result, LookupError | RequestError | CollectionNotFound | TenantError | FilterRefused | StatementRefused>
 }
 
 // ===== Health =====
@@ -273,7 +280,9 @@ type WithTenant = <A, E, R>(
  * The object reads and writes, each at its consistency level, each failure explained by the cluster's
  * state (`Cluster.explain`).
  */
-const objectOperations = (withTenant: WithTenant): Pick<Service, "browse" | "count" | "getRow" | "readAll" | "insertRows" | "updateRows" | "deleteRows"> => ({
+const objectOperations = (
+  withTenant: WithTenant
+): Pick<Service, "browse" | "count" | "getRow" | "readAll" | "insertRows" | "updateRows" | "deleteRows" | "aggregate"> => ({
   browse: (name, table, request) =>
     withTenant(name, table, request?.tenant, "read", (h, c, tenant, connection) =>
       Grid.page(h, c, { ...request, tenant, consistencyLevel: level(request, connection) }).pipe(
@@ -307,6 +316,9 @@ const objectOperations = (withTenant: WithTenant): Pick<Service, "browse" | "cou
       RowEdits.remove(h, c, uuids, { tenant, consistencyLevel: level(options, connection) }).pipe(
         Cluster.explain(h, { write: true, level: level(options, connection) })
       )),
+  aggregate: (name, table, request) =>
+    withTenant(name, table, request.tenant, "read", (h, c, tenant) =>
+      Aggregate.run(h, c, { ...request, tenant }).pipe(Cluster.explain(h, { write: false })))
 })
 
 /** A GraphQL statement at its consistency level: only replicated collections take the argument (the schema says which). */

@@ -140,7 +140,8 @@ export const RECORDED_TOOLS: ReadonlySet<string> = new Set([
   "insert_rows",
   "update_rows",
   "delete_rows",
-  "confirm_destructive_operation"
+  "confirm_destructive_operation",
+  "aggregate"
 ])
 
 const pick = (args: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>) => {
@@ -185,6 +186,8 @@ export const statementOf = (tool: string, args: Readonly<Record<string, unknown>
       return JSON.stringify({ table: args.table, ids: Array.isArray(args.uuids) ? args.uuids : [] })
     case "confirm_destructive_operation":
       return JSON.stringify(pick(args, ["operation", "table", "filters"]))
+    case "aggregate":
+      return JSON.stringify(pick(args, ["table", "group_by", "metrics", "filters", "near_text", "hybrid", "alpha", "object_limit", "limit", "tenant"]))
     default:
       return JSON.stringify(args)
   }
@@ -200,6 +203,7 @@ export const rowsOf = (tool: string, structured: Readonly<Record<string, unknown
   switch (tool) {
     case "browse_table":
     case "vector_search":
+    case "aggregate":
       return Array.isArray(structured.rows) ? structured.rows.length : null
     case "count_rows":
       return typeof structured.count === "number" ? structured.count : null

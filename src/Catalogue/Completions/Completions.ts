@@ -9,6 +9,9 @@
  * - `column` / `property` (prompt arguments): the properties of that connection's `table`;
  * - `tenant`: the tenants of that `table` the principal may use (a tenant-scoped token sees only its own),
  *   from the session's tenant cache (`Driver.tenantIndex`).
+ * - `group_by`: the properties of that `table` Weaviate can group by; `metric`: its `property:metric`
+ *   pairs, each property with the metrics of its data type (`Driver/Aggregate`), so `price:m` offers
+ *   `price:mean`, `price:median`, `price:mode`, `price:minimum`, `price:maximum`.
  *
  * Matching is a case-insensitive prefix match; at most 100 values, with `total` and `hasMore`.
  * A connection the principal may not see completes to nothing, as if it did not exist; an unknown
@@ -21,6 +24,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { FirstAccess } from "../../Approval/FirstAccess.ts"
+import * as Aggregate from "../../Driver/Aggregate.ts"
 import type * as CollectionSchema from "../../Driver/CollectionSchema.ts"
 import { ConnectionStore } from "../../Driver/ConnectionStore.ts"
 import { HistoryStore } from "../../History/HistoryStore.ts"
@@ -28,7 +32,7 @@ import { Driver } from "../../Driver/Driver.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import { InvalidParams } from "../../Schema/McpErrors.ts"
 import { type Completion, Completions } from "../../Mcp/Catalogue.ts"
-import { descriptors as promptDescriptors, PROPERTY_ARGUMENTS } from "../Prompts/Prompts.ts"
+import { descriptors as promptDescriptors, GROUP_BY_ARGUMENT, METRIC_ARGUMENT, PROPERTY_ARGUMENTS } from "../Prompts/Prompts.ts"
 import * as ConnectionAccess from "../ConnectionAccess.ts"
 import * as HistoryCatalogue from "../HistoryCatalogue.ts"
 import * as ResourceUri from "../Resources/ResourceUri.ts"
@@ -112,7 +116,7 @@ export const make = Effect.gen(function*() {
       const connections = yield* access.visible
       return completeFrom(connections.map((c) => ({ value: c.id, keys: [c.id, c.name] })), value)
     }
-    if (name !== "table" && name !== "tenant" && !PROPERTY_ARGUMENTS.has(name)) return none
+    if (name !== "table" && name !== "tenant" && !PROPERTY_ARGUMENTS.has(name) && name !== GROUP_BY_ARGUMENT && name !== METRIC_ARGUMENT) return none
     const connection = yield* visibleConnection(request.context["connection_id"])
     if (connection === undefined) return none
     if (name === "tenant") {
@@ -134,7 +138,9 @@ export const make = Effect.gen(function*() {
       ? undefined
       : collections.find((c) => c.name === tableName) ?? collections.find((c) => c.name.toLowerCase() === tableName.toLowerCase())
     if (collection === undefined) return none
-    return completeFrom(collection.properties.map((p) => ({ value: p.name, keys: [p.name] })), value)
+    if (name === METRIC_ARGUMENT) return completeFrom(Aggregate.metricNames(collection).map((m) => ({ value: m, keys: [m] })), value)
+    const properties = name === GROUP_BY_ARGUMENT ? collection.properties.filter(Aggregate.canGroupBy) : collection.properties
+    return completeFrom(properties.map((p) => ({ value: p.name, keys: [p.name] })), value)
   })
 
   return Completions.of({ complete })

@@ -10,6 +10,7 @@
  * | `review_query` | connection_id*, query* |
  * | `data_quality_audit` | connection_id*, table*, column |
  * | `tune_hybrid_search` | connection_id*, table*, query*, property |
+ * | `aggregate_table` | connection_id*, table*, question, group_by, metric |
  *
  * `prompts/get` checks, in order: the prompt exists and every required argument is given
  * (`InvalidParams`); the connection exists (by id or name) and the principal may read it
@@ -23,6 +24,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { FirstAccess } from "../../Approval/FirstAccess.ts"
+import * as Aggregate from "../../Driver/Aggregate.ts"
 import * as CollectionSchema from "../../Driver/CollectionSchema.ts"
 import { ConnectionStore } from "../../Driver/ConnectionStore.ts"
 import { HistoryStore } from "../../History/HistoryStore.ts"
@@ -60,6 +62,12 @@ const table = (required: boolean, what = "The collection to work on."): PromptAr
 
 /** Argument names whose values are property names of the table argument (for completion). @category constants */
 export const PROPERTY_ARGUMENTS: ReadonlySet<string> = new Set(["column", "property"])
+
+/** The argument whose values are the properties Weaviate can group by (for completion). @category constants */
+export const GROUP_BY_ARGUMENT = "group_by"
+
+/** The argument whose values are `property:metric` of the table argument, by type (for completion). @category constants */
+export const METRIC_ARGUMENT = "metric"
 
 /** @category constants */
 export const descriptors: ReadonlyArray<PromptDescriptor & { readonly arguments: ReadonlyArray<PromptArgument> }> = [
@@ -114,6 +122,18 @@ export const descriptors: ReadonlyArray<PromptDescriptor & { readonly arguments:
       table(true),
       { name: "query", description: "The search text to tune for.", required: true },
       { name: "property", description: "Optional: the text property to weight in the keyword part.", required: false }
+    ]
+  },
+  {
+    name: "aggregate_table",
+    title: "Aggregate a table",
+    description: "Answers a counting or statistics question about a collection (how many per status, average price per category) with the aggregate tool, from the metrics its property types allow.",
+    arguments: [
+      connectionId,
+      table(true),
+      { name: "question", description: "Optional: what to measure, in plain words.", required: false },
+      { name: GROUP_BY_ARGUMENT, description: "Optional: the property to group by.", required: false },
+      { name: METRIC_ARGUMENT, description: "Optional: one metric as property:metric, e.g. price:mean.", required: false }
     ]
   }
 ]
@@ -383,6 +403,48 @@ const renderers: Readonly<Record<string, (input: RenderInput) => Effect.Effect<P
               : []),
             "",
             SchemaText.collectionBlock(collection)
+          ].join("\n")
+        )
+      ]
+    }
+  }),
+
+  aggregate_table: Effect.fnUntraced(function*(input) {
+    const collection = yield* findTable(input.collections, input.args["table"]!)
+    const groupBy = input.args[GROUP_BY_ARGUMENT] === undefined ? undefined : yield* findProperty(collection, input.args[GROUP_BY_ARGUMENT])
+    if (groupBy !== undefined && !Aggregate.canGroupBy(groupBy)) {
+      return yield* new InvalidParams({ message: `Weaviate cannot group by ${groupBy.name} (${SchemaText.typeOf(groupBy)})`, data: { group_by: groupBy.name } })
+    }
+    const metric = input.args[METRIC_ARGUMENT]
+    const problem = metric === undefined ? undefined : Aggregate.metricTextProblem(collection, metric)
+    if (problem !== undefined) return yield* new InvalidParams({ message: problem, data: { metric } })
+    const aggregatable = collection.properties.filter((p) => Aggregate.metricsOf(p).length > 0)
+    const call = {
+      connection_id: input.connection.id,
+      table: collection.name,
+      ...(groupBy !== undefined ? { group_by: groupBy.name } : {}),
+      ...(metric !== undefined ? { metrics: [{ property: metric.split(":")[0], metric: metric.split(":")[1] }] } : {}),
+      ...(collection.multiTenancy ? { tenant: "<tenant>" } : {})
+    }
+    return {
+      description: `Aggregation of ${collection.name}`,
+      messages: [
+        user(
+          [
+            `Answer with the aggregate tool on the table ${collection.name} of ${where(input)}` +
+            (input.args["question"] !== undefined ? ` this question:\n\n> ${input.args["question"]}\n` : "."),
+            "Pick group_by (one property: a row per value) and the metrics (each {property, metric}) that answer it; add filters " +
+            "(browse_table's) to narrow the rows, and near_text or hybrid with object_limit to aggregate a search's best matches. " +
+            "Report the grid and the count of the whole set, then answer in one or two sentences.",
+            "",
+            "Metrics by property (a metric outside its property's list is refused):",
+            ...(aggregatable.length === 0
+              ? ["(no property of this collection can be aggregated; group_by and the row count still work)"]
+              : aggregatable.map((p) => `- ${p.name} (${SchemaText.typeOf(p)}): ${Aggregate.metricsOf(p).join(", ")}`)),
+            `Properties to group by: ${collection.properties.filter(Aggregate.canGroupBy).map((p) => p.name).join(", ") || "none"}.`,
+            ...(collection.multiTenancy ? ["The collection is multi-tenant: pass tenant (list_tenants names them)."] : []),
+            "",
+            `A call to start from:\n${JSON.stringify({ name: "aggregate", arguments: call })}`
           ].join("\n")
         )
       ]

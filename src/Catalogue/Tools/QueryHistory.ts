@@ -121,7 +121,7 @@ export const searchQueryHistory = (store: ConnectionStore["Type"], history: Hist
       })),
       table: Schema.optional(Schema.String.pipe(Schema.minLength(1)).annotations({ description: "Only statements on this table (collection)." })),
       tool: Schema.optional(Schema.String.pipe(Schema.minLength(1)).annotations({
-        description: "Only this tool (execute_query, vector_search, browse_table…) or CLI command (graphql, rest, browse, export, import)."
+        description: "Only this tool (execute_query, vector_search, browse_table…) or CLI command (graphql, rest, browse, export, import, aggregate)."
       })),
       outcome: Schema.optional(Schema.Literal("ok", "error").annotations({ description: "Only statements that succeeded (ok) or failed (error)." })),
       since: Schema.optional(Time.annotations({ description: "Only entries since: a span back from now (30m, 1h, 7d) or an ISO date." })),

@@ -13,6 +13,7 @@ import type { FirstAccess } from "../../Approval/FirstAccess.ts"
 import type { ConnectionStore } from "../../Driver/ConnectionStore.ts"
 import type { Driver } from "../../Driver/Driver.ts"
 import { type Tool, Tools } from "../../Mcp/Catalogue.ts"
+import * as Aggregate from "./Aggregate.ts"
 import { makeEnv, type ToolEnv } from "./ConnectionGate.ts"
 import * as ConnectionTools from "./ConnectionTools.ts"
 import * as DestructiveOperation from "./DestructiveOperation.ts"
@@ -45,7 +46,8 @@ export const all = (env: ToolEnv): ReadonlyArray<Tool> => [
   WriteTools.insertRows(env),
   WriteTools.updateRows(env),
   WriteTools.deleteRows(env),
-  DestructiveOperation.confirmDestructiveOperation(env)
+  DestructiveOperation.confirmDestructiveOperation(env),
+  Aggregate.aggregate(env)
 ]
 
 /**

@@ -17,7 +17,7 @@ const byName = Object.fromEntries(tools.map((t) => [t.descriptor.name, t]))
 const WRITE_TOOLS = ["insert_rows", "update_rows", "delete_rows", "confirm_destructive_operation"]
 
 describe("the catalogue", () => {
-  it("has exactly the tools of the contract's table, and list_tenants", () => {
+  it("has exactly the tools of the contract's table, list_tenants and aggregate", () => {
     expect(tools.map((t) => t.descriptor.name)).toEqual([
       "list_connections",
       "get_connection_status",
@@ -30,7 +30,8 @@ describe("the catalogue", () => {
       "get_row",
       "vector_search",
       "execute_query",
-      ...WRITE_TOOLS
+      ...WRITE_TOOLS,
+      "aggregate"
     ])
   })
 
@@ -84,7 +85,7 @@ describe("the catalogue", () => {
       const properties = (tool.descriptor.inputSchema.properties ?? {}) as Record<string, Record<string, unknown>>
       for (const [name, property] of Object.entries(properties)) {
         const scalar = ["string", "integer", "boolean"].includes(property.type as string)
-        const longText = name === "query"
+        const longText = name === "query" || (tool.descriptor.name === "aggregate" && (name === "near_text" || name === "hybrid"))
         expect(property["x-mcp-header"], `${tool.descriptor.name}.${name}`).toBe(scalar && !longText ? name : undefined)
       }
     }
