@@ -21,6 +21,7 @@ import * as HistoryRecording from "./HistoryRecording.ts"
 import * as QueryHistory from "./QueryHistory.ts"
 import * as RowTools from "./RowTools.ts"
 import * as SchemaTools from "./SchemaTools.ts"
+import * as StructureTools from "./StructureTools.ts"
 import * as TenantTools from "./TenantTools.ts"
 import * as VectorSearch from "./VectorSearch.ts"
 import * as WriteTools from "./WriteTools.ts"
@@ -45,7 +46,11 @@ export const all = (env: ToolEnv): ReadonlyArray<Tool> => [
   WriteTools.insertRows(env),
   WriteTools.updateRows(env),
   WriteTools.deleteRows(env),
-  DestructiveOperation.confirmDestructiveOperation(env)
+  DestructiveOperation.confirmDestructiveOperation(env),
+  StructureTools.createTable(env),
+  StructureTools.addColumn(env),
+  StructureTools.updateTable(env),
+  StructureTools.dropTable(env)
 ]
 
 /**
