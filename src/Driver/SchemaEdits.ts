@@ -367,7 +367,7 @@ export const planCreate = (spec: CollectionSpec, facts: ServerFacts): { readonly
 // ===== add_column =====
 
 /** What `add_column` says about the limits of Weaviate's schema. @category constants */
-export const ADD_COLUMN_NOTE = "Weaviate cannot rename or drop a property once added, and rows already stored are not re-indexed for it."
+export const ADD_COLUMN_NOTE = "Weaviate cannot rename or drop a property once added. Rows already stored are not re-indexed for it."
 
 /**
  * Plans one new property of an existing collection.
@@ -385,7 +385,7 @@ export const planAddProperty = (
   })
   if (problems.length > 0) return { problems }
   return {
-    summary: [`Add a property to ${collection.name}`, ...propertyLines(property, "  "), ADD_COLUMN_NOTE],
+    summary: [`Add a property to ${collection.name}`, ...propertyLines(property, "  "), ...ADD_COLUMN_NOTE.split(/(?<=\.) /)],
     request: { method: "POST", path: `/v1/schema/${encodeURIComponent(collection.name)}/properties`, body: propertyDocument(property) }
   }
 }

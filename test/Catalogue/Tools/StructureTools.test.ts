@@ -262,4 +262,115 @@ layer(harnessLayer({ weaviate: { modules: MODULES }, sample: false }), { exclude
         expect(writesTo(h.w)).toEqual([])
       }))
   })
+
+  describe("add_column", () => {
+    it.effect("the approval shows the property on its line and says Weaviate cannot rename or drop it nor re-index old rows; describe_table sees it at once", () =>
+      test(async (h) => {
+        await created(h, "Grown")
+        const principal = await fresh(h, "readWrite")
+        success(h, "describe_table", await h.call("describe_table", { connection_id: h.ids.local, table: "Grown" }, { principal }))
+        const args = { connection_id: h.ids.local, table: "Grown", property: { name: "priority", dataType: "int", description: "1 is urgent", indexRangeFilters: true } }
+        const { structured, text } = success(h, "add_column", await h.call("add_column", args, { principal }))
+        expect(structured).toEqual({ table: "Grown", added: "priority", approvedBy: "exec" })
+        expect(text).toContain("Weaviate cannot rename or drop a property once added. Rows already stored are not re-indexed for it.")
+        const lines = dialogText(h.dialog.asked[0]!).split("\n")
+        expect(lines).toContain("Add a property to Grown")
+        expect(lines).toContain("  priority: int (range filters) — 1 is urgent")
+        expect(lines).toContain("Weaviate cannot rename or drop a property once added.")
+        expect(lines).toContain("Rows already stored are not re-indexed for it.")
+        expect(writesTo(h.w).map((r) => `${r.method} ${r.path}`)).toEqual(["POST /v1/schema/Grown/properties"])
+        const described = success(h, "describe_table", await h.call("describe_table", { connection_id: h.ids.local, table: "Grown" }, { principal }))
+        expect(described.text).toContain("priority")
+      }))
+
+    it.effect("a property name already used (ignoring case), a reserved name and an unknown data type are refused with the reason; nothing is sent", () =>
+      test(async (h) => {
+        await created(h, "Fixed")
+        const principal = await fresh(h, "fullAccess")
+        const add = async (property: Record<string, unknown>) =>
+          toolError(await h.call("add_column", { connection_id: h.ids.local, table: "Fixed", property }, { principal }), "invalid_argument")
+        expect(await add({ name: "Title", dataType: "text" })).toContain("property \"Title\": the name is already used in Fixed (names are compared ignoring case)")
+        expect(await add({ name: "_additional", dataType: "text" })).toContain("a name Weaviate reserves")
+        expect(await add({ name: "when", dataType: "datetime" })).toContain("unknown data type \"datetime\"")
+        expect(h.dialog.asked).toEqual([])
+        expect(writesTo(h.w)).toEqual([])
+      }))
+
+    it.effect("round trip: create, add a property, insert rows that use it (vectorized by text2vec-bigram), find them by filter and by hybrid search, drop", () =>
+      test(async (h) => {
+        await created(h, "Round")
+        const principal = await fresh(h, "fullAccess")
+        success(h, "add_column", await h.call("add_column", { connection_id: h.ids.local, table: "Round", property: { name: "priority", dataType: "int" } }, { principal }))
+        await insert(h, "Round", [{ title: "printer on fire", priority: 1 }, { title: "coffee machine empty", priority: 3 }])
+        const found = success(h, "browse_table", await h.call("browse_table", {
+          connection_id: h.ids.local,
+          table: "Round",
+          filters: [{ column: "priority", operator: "equals", value: 1 }]
+        }, { principal }))
+        expect(found.structured.rows.map((r: any) => r.title)).toEqual(["printer on fire"])
+        const searched = success(h, "vector_search", await h.call("vector_search", {
+          connection_id: h.ids.local,
+          table: "Round",
+          mode: "hybrid",
+          query: "printer on fire",
+          alpha: 0.5,
+          limit: 1
+        }, { principal }))
+        expect(searched.structured.rows[0].title).toBe("printer on fire")
+        const row = success(h, "get_row", await h.call("get_row", { connection_id: h.ids.local, table: "Round", uuid: found.structured.rows[0].uuid, include_vector: true }, { principal }))
+        expect(JSON.stringify(row.structured)).toMatch(/"vector":\[-?\d/)
+        const dropped = success(h, "drop_table", await h.call("drop_table", { connection_id: h.ids.local, table: "Round", confirm: "Round" }, { principal }))
+        expect(dropped.structured.rowsLost).toBe(2)
+        toolError(await h.call("count_rows", { connection_id: h.ids.local, table: "Round" }, { principal }), "not_found")
+      }))
+  })
+
+  describe("update_table", () => {
+    it.effect("the description and mutable settings change, each shown old → new on its own line; Weaviate has them after", () =>
+      test(async (h) => {
+        await created(h, "Tuned")
+        const principal = await fresh(h, "fullAccess")
+        const args = {
+          connection_id: h.ids.local,
+          table: "Tuned",
+          description: "Tickets, tuned",
+          settings: { "vectorIndexConfig.ef": 128, "invertedIndexConfig.bm25.b": 0.5, "invertedIndexConfig.stopwords.additions": ["please"], "replicationConfig.deletionStrategy": "DeleteOnConflict" }
+        }
+        const { structured } = success(h, "update_table", await h.call("update_table", args, { principal }))
+        expect(structured.changed).toEqual(["description", "vectorIndexConfig.ef", "invertedIndexConfig.bm25.b", "invertedIndexConfig.stopwords.additions", "replicationConfig.deletionStrategy"])
+        const lines = dialogText(h.dialog.asked[0]!).split("\n")
+        expect(lines).toContain("Change the settings of Tuned")
+        expect(lines).toContain("  description: \"Support tickets\" → \"Tickets, tuned\"")
+        expect(lines).toContain("  vectorIndexConfig.ef: -1 → 128")
+        expect(lines).toContain("  invertedIndexConfig.bm25.b: 0.75 → 0.5")
+        expect(writesTo(h.w).map((r) => `${r.method} ${r.path}`)).toEqual(["PUT /v1/schema/Tuned"])
+        const raw = await (await fetch(`${h.w.url}/v1/schema/Tuned`)).json() as any
+        expect(raw.description).toBe("Tickets, tuned")
+        expect(raw.vectorIndexConfig.ef).toBe(128)
+        expect(raw.invertedIndexConfig.bm25.b).toBe(0.5)
+        expect(raw.invertedIndexConfig.stopwords.additions).toEqual(["please"])
+        expect(raw.replicationConfig.deletionStrategy).toBe("DeleteOnConflict")
+      }))
+
+    it.effect("immutable settings are refused, each named with its reason; unknown settings and wrong values too; nothing is sent", () =>
+      test(async (h) => {
+        await created(h, "Frozen")
+        const principal = await fresh(h, "fullAccess")
+        const update = async (settings: Record<string, unknown>) =>
+          toolError(await h.call("update_table", { connection_id: h.ids.local, table: "Frozen", settings }, { principal }), "invalid_argument")
+        const immutable = await update({ vectorizer: "none", "vectorIndexConfig.distance": "dot", "invertedIndexConfig.indexTimestamps": true, "multiTenancyConfig.enabled": true })
+        expect(immutable).toContain("immutable settings cannot be changed: ")
+        expect(immutable).toContain("vectorizer: the vectorizer and its module settings are fixed at creation")
+        expect(immutable).toContain("vectorIndexConfig.distance: this vector index setting is fixed at creation")
+        expect(immutable).toContain("invertedIndexConfig.indexTimestamps: this inverted index setting is fixed at creation")
+        expect(immutable).toContain("multiTenancyConfig.enabled: multi-tenancy cannot be turned on or off after creation")
+        expect(await update({ "properties.title.dataType": "int" })).toContain("add_column adds one; Weaviate cannot rename or drop a property")
+        expect(await update({ "vectorIndexConfig.colour": 1 })).toContain("vectorIndexConfig.colour: not a setting update_table can change")
+        expect(await update({ "vectorIndexConfig.ef": "fast" })).toContain("vectorIndexConfig.ef: \"fast\" is not valid; it takes a whole number")
+        expect(await update({ "multiTenancyConfig.autoTenantCreation": true })).toContain("Frozen is not multi-tenant")
+        expect(await update({})).toContain("nothing to change")
+        expect(h.dialog.asked).toEqual([])
+        expect(writesTo(h.w)).toEqual([])
+      }))
+  })
 })
