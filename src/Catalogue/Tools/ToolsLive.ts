@@ -23,6 +23,7 @@ import * as RowTools from "./RowTools.ts"
 import * as SchemaTools from "./SchemaTools.ts"
 import * as StructureTools from "./StructureTools.ts"
 import * as TenantTools from "./TenantTools.ts"
+import * as TenantWriteTools from "./TenantWriteTools.ts"
 import * as VectorSearch from "./VectorSearch.ts"
 import * as WriteTools from "./WriteTools.ts"
 
@@ -50,7 +51,10 @@ export const all = (env: ToolEnv): ReadonlyArray<Tool> => [
   StructureTools.createTable(env),
   StructureTools.addColumn(env),
   StructureTools.updateTable(env),
-  StructureTools.dropTable(env)
+  StructureTools.dropTable(env),
+  TenantWriteTools.createTenants(env),
+  TenantWriteTools.setTenantStatus(env),
+  TenantWriteTools.deleteTenants(env)
 ]
 
 /**

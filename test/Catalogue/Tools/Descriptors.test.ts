@@ -14,9 +14,9 @@ import { validateDef } from "../../Mcp/support/EndpointHarness.ts"
 const tools = all({} as ToolEnv)
 const byName = Object.fromEntries(tools.map((t) => [t.descriptor.name, t]))
 
-const WRITE_TOOLS = ["insert_rows", "update_rows", "delete_rows", "confirm_destructive_operation", "create_table", "add_column", "update_table", "drop_table"]
+const WRITE_TOOLS = ["insert_rows", "update_rows", "delete_rows", "confirm_destructive_operation", "create_table", "add_column", "update_table", "drop_table", "create_tenants", "set_tenant_status", "delete_tenants"]
 /** The destructive tools only a fullAccess token may call: they need `admin` too. */
-const ADMIN_TOOLS = ["confirm_destructive_operation", "drop_table"]
+const ADMIN_TOOLS = ["confirm_destructive_operation", "drop_table", "delete_tenants"]
 
 describe("the catalogue", () => {
   it("has exactly the tools of the contract's table, and list_tenants", () => {
@@ -110,6 +110,7 @@ describe("the catalogue", () => {
     expect(byName.delete_rows!.descriptor.annotations).toMatchObject({ destructiveHint: true })
     expect(byName.confirm_destructive_operation!.descriptor.annotations).toMatchObject({ destructiveHint: true })
     expect(byName.drop_table!.descriptor.annotations).toMatchObject({ destructiveHint: true })
+    expect(byName.delete_tenants!.descriptor.annotations).toMatchObject({ destructiveHint: true })
     expect(byName.create_table!.descriptor.annotations).toMatchObject({ destructiveHint: false })
     expect(byName.insert_rows!.descriptor.annotations).toMatchObject({ destructiveHint: false })
   })

@@ -14,24 +14,13 @@ import {
   inputRequired,
   protocolError,
   success,
-  token,
   toolError,
   withHarness,
   writesTo
 } from "./support.ts"
+import { fresh } from "./StructureSupport.ts"
 
 const MODULES = ["text2vec-bigram"]
-
-let counter = 0
-/** A fresh principal whose first access to the connection is granted. */
-export const fresh = async (h: Harness, access: "readOnly" | "readWrite" | "fullAccess", connection = "local") => {
-  const principal = token(access, { id: `tok-structure-${access}-${++counter}` })
-  h.dialog.answer = true
-  success(h, "list_tables", await h.call("list_tables", { connection_id: h.ids[connection] }, { principal }))
-  h.dialog.asked.length = 0
-  h.w.clearRequests()
-  return principal
-}
 
 const ticketProperties = [
   { name: "title", dataType: "text", description: "What went wrong", tokenization: "word" },
