@@ -10,6 +10,7 @@ import { bridgeCommand } from "./BridgeCommand.ts"
 import { browseCommand } from "./BrowseCommand.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { clientsCommand } from "./ClientsCommand.ts"
+import { collectionsCommand } from "./CollectionsCommand.ts"
 import { connectionsCommand } from "./ConnectionsCommand.ts"
 import { doctorCommand } from "./DoctorCommand.ts"
 import { exportCommand } from "./ExportCommand.ts"
@@ -27,4 +28,4 @@ import { tokensCommand } from "./TokensCommand.ts"
 /** The root command. @category commands */
 export const root = CommonOptions.rootOf([serveCommand, tokensCommand, connectionsCommand, browseCommand, tenantsCommand, graphqlCommand,
   restCommand, activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand, doctorCommand,
-  exportCommand, importCommand, historyCommand])
+  exportCommand, importCommand, historyCommand, collectionsCommand])

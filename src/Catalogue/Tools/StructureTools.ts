@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Principal from "../../Auth/Principal.ts"
 import type { Collection } from "../../Driver/CollectionSchema.ts"
+import type { Driver } from "../../Driver/Driver.ts"
 import * as SchemaEdits from "../../Driver/SchemaEdits.ts"
 import { ACTIVE_STATUSES } from "../../Driver/Tenants.ts"
 import type { Connection } from "../../Schema/Connection.ts"
@@ -150,19 +151,19 @@ export interface RowsAtStake {
  *
  * @category steps
  */
-export const rowsAtStake = Effect.fnUntraced(function*(
-  env: ToolEnv,
+export const rowsAtStakeOf = Effect.fnUntraced(function*(
+  driver: Driver["Type"],
   connection: Connection,
   collection: Collection,
   only?: ReadonlyArray<{ readonly name: string; readonly activityStatus: string }>
 ) {
   if (!collection.multiTenancy) {
-    const rows = yield* env.driver.count(connection, collection.name)
+    const rows = yield* driver.count(connection, collection.name)
     return { rows, uncounted: [], lines: [`${collection.name} holds ${TextTable.count(rows, "row")}: all will be lost.`] } satisfies RowsAtStake
   }
-  const tenants = only ?? (yield* env.driver.tenants(connection, collection.name)).tenants
+  const tenants = only ?? (yield* driver.tenants(connection, collection.name)).tenants
   const counted = tenants.filter((t) => ACTIVE_STATUSES.has(t.activityStatus)).slice(0, MAX_TENANTS_COUNTED)
-  const counts = yield* Effect.forEach(counted, (t) => Effect.map(env.driver.count(connection, collection.name, { tenant: t.name }), (n) => [t.name, n] as const), {
+  const counts = yield* Effect.forEach(counted, (t) => Effect.map(driver.count(connection, collection.name, { tenant: t.name }), (n) => [t.name, n] as const), {
     concurrency: 4
   })
   const byName = new Map(counts)
@@ -180,9 +181,52 @@ export const rowsAtStake = Effect.fnUntraced(function*(
   return { rows, uncounted, lines } satisfies RowsAtStake
 })
 
+/** `rowsAtStakeOf` with the tools' driver. @category steps */
+export const rowsAtStake = (
+  env: ToolEnv,
+  connection: Connection,
+  collection: Collection,
+  only?: ReadonlyArray<{ readonly name: string; readonly activityStatus: string }>
+) => rowsAtStakeOf(env.driver, connection, collection, only)
+
 const ok = <O>(structured: O, text: string) => ToolDefinition.ok(structured, text)
 
 // ===== create_table =====
+
+/**
+ * The collection `create_table` creates, as the tool (with `connection_id`) and the CLI's
+ * `collections create --file` (a JSON file of these fields) take it.
+ *
+ * @category schemas
+ */
+export const CreateTableArguments = Schema.Struct({
+  table: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "The new collection's name: an upper-case letter, then letters, digits or _." }),
+  description: Schema.optional(Schema.String.annotations({ description: "What the collection holds, for people and models." })),
+  properties: Schema.Array(Property).annotations({ description: "The properties (columns); more can be added later with add_column." }),
+  vectorizer: Schema.optional(Schema.String.annotations({
+    description: "A vectorizer module of this server (e.g. text2vec-bigram; get_connection_status lists the modules), or none: vectors are given with each row."
+  })),
+  vector_index_type: Schema.optional(Schema.Literal("hnsw", "flat", "dynamic").annotations({ description: "The vector index (hnsw when omitted)." })),
+  named_vectors: Schema.optional(Schema.Array(NamedVector).annotations({ description: "Several vectors per row instead of one, each with its own vectorizer." })),
+  multi_tenancy: Schema.optional(Tenancy.annotations({ description: "Multi-tenancy: each tenant's rows apart (create_tenants adds tenants)." })),
+  replication_factor: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)).annotations({
+    description: "How many nodes hold each row (1 on a single node)."
+  })),
+  inverted_index: Schema.optional(InvertedIndex.annotations({ description: "Inverted index settings; indexTimestamps, indexNullState and indexPropertyLength can only be set here." }))
+})
+
+/** The planned collection of `create_table`'s arguments. @category conversions */
+export const collectionSpec = (input: typeof CreateTableArguments.Type): SchemaEdits.CollectionSpec => ({
+  name: input.table,
+  description: input.description,
+  properties: input.properties,
+  vectorizer: input.vectorizer,
+  vectorIndexType: input.vector_index_type,
+  namedVectors: input.named_vectors?.map((v) => ({ name: v.name, vectorizer: v.vectorizer, sourceProperties: v.source_properties, vectorIndexType: v.vector_index_type })),
+  multiTenancy: input.multi_tenancy,
+  replicationFactor: input.replication_factor,
+  invertedIndex: input.inverted_index
+})
 
 /** @category tools */
 export const createTable = (env: ToolEnv) =>
@@ -195,22 +239,7 @@ export const createTable = (env: ToolEnv) =>
       "autoTenantActivation), the replication factor and the inverted index settings only creation can set. What Weaviate would " +
       "refuse (invalid or reserved names, a property named twice, an unknown data type, a vectorizer module this server lacks) " +
       "is refused at once with the reason. The user approves the collection, one property a line, first.",
-    input: Schema.Struct({
-      connection_id: ConnectionId,
-      table: Schema.String.pipe(Schema.minLength(1)).annotations({ description: "The new collection's name: an upper-case letter, then letters, digits or _." }),
-      description: Schema.optional(Schema.String.annotations({ description: "What the collection holds, for people and models." })),
-      properties: Schema.Array(Property).annotations({ description: "The properties (columns); more can be added later with add_column." }),
-      vectorizer: Schema.optional(Schema.String.annotations({
-        description: "A vectorizer module of this server (e.g. text2vec-bigram; get_connection_status lists the modules), or none: vectors are given with each row."
-      })),
-      vector_index_type: Schema.optional(Schema.Literal("hnsw", "flat", "dynamic").annotations({ description: "The vector index (hnsw when omitted)." })),
-      named_vectors: Schema.optional(Schema.Array(NamedVector).annotations({ description: "Several vectors per row instead of one, each with its own vectorizer." })),
-      multi_tenancy: Schema.optional(Tenancy.annotations({ description: "Multi-tenancy: each tenant's rows apart (create_tenants adds tenants)." })),
-      replication_factor: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1)).annotations({
-        description: "How many nodes hold each row (1 on a single node)."
-      })),
-      inverted_index: Schema.optional(InvertedIndex.annotations({ description: "Inverted index settings; indexTimestamps, indexNullState and indexPropertyLength can only be set here." }))
-    }),
+    input: Schema.Struct({ connection_id: ConnectionId, ...CreateTableArguments.fields }),
     output: Schema.Struct({ table: Schema.String, created: Schema.Boolean, properties: Schema.Number, approvedBy: Schema.String }),
     annotations: WRITE,
     scopes: ["tools:write"],
@@ -218,17 +247,7 @@ export const createTable = (env: ToolEnv) =>
       const connection = yield* open(env, input.connection_id, "write")
       if (InputRequired.is(connection)) return connection
       yield* beforeApproval(connection, "create a collection")
-      const plan = SchemaEdits.planCreate({
-        name: input.table,
-        description: input.description,
-        properties: input.properties,
-        vectorizer: input.vectorizer,
-        vectorIndexType: input.vector_index_type,
-        namedVectors: input.named_vectors?.map((v) => ({ name: v.name, vectorizer: v.vectorizer, sourceProperties: v.source_properties, vectorIndexType: v.vector_index_type })),
-        multiTenancy: input.multi_tenancy,
-        replicationFactor: input.replication_factor,
-        invertedIndex: input.inverted_index
-      }, yield* serverFacts(env, connection))
+      const plan = SchemaEdits.planCreate(collectionSpec(input), yield* serverFacts(env, connection))
       if ("problems" in plan) return yield* refuse(plan.problems)
       const approvedBy = yield* approve(env, connection, SchemaEdits.statementOf(plan))
       if (InputRequired.is(approvedBy)) return approvedBy
