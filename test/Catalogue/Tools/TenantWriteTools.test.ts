@@ -16,6 +16,7 @@ import {
   success,
   toolError,
   withHarness,
+  token,
   writesTo
 } from "./support.ts"
 import { fresh } from "./StructureSupport.ts"
@@ -194,6 +195,27 @@ layer(harnessLayer({ weaviate: { modules: ["text2vec-bigram"] }, sample: false }
         toolError(await h.call("delete_tenants", { connection_id: h.ids.local, table: "Protected", tenants: ["acme"], confirm: "Protected" }, { principal }), "denied")
         expect(writesTo(h.w)).toEqual([])
         expect(await tenantsOf(h, "Protected")).toEqual({ acme: "HOT" })
+      }))
+  })
+
+  describe("a token scoped to some tenants", () => {
+    it.effect("changes only its own tenants' status; other tenants, deleting them and the structure are refused with -33007 before anyone is asked", () =>
+      test(async (h) => {
+        const owner = await multiTenant(h, "Scoped")
+        success(h, "create_tenants", await h.call("create_tenants", { connection_id: h.ids.local, table: "Scoped", tenants: ["acme", "globex"] }, { principal: owner }))
+        const principal = token("fullAccess", { id: "tok-scoped-acme", tenants: { [h.ids.local!]: { Scoped: ["acme"] } } })
+        success(h, "list_tables", await h.call("list_tables", { connection_id: h.ids.local }, { principal }))
+        h.dialog.asked.length = 0
+        h.w.clearRequests()
+        protocolError(await h.call("set_tenant_status", { connection_id: h.ids.local, table: "Scoped", tenants: ["globex"], status: "COLD" }, { principal }), -33007)
+        protocolError(await h.call("create_tenants", { connection_id: h.ids.local, table: "Scoped", tenants: ["initech"] }, { principal }), -33007)
+        protocolError(await h.call("delete_tenants", { connection_id: h.ids.local, table: "Scoped", tenants: ["globex"], confirm: "Scoped" }, { principal }), -33007)
+        protocolError(await h.call("add_column", { connection_id: h.ids.local, table: "Scoped", property: { name: "extra", dataType: "text" } }, { principal }), -33007)
+        protocolError(await h.call("drop_table", { connection_id: h.ids.local, table: "Scoped", confirm: "Scoped" }, { principal }), -33007)
+        expect(h.dialog.asked).toEqual([])
+        expect(writesTo(h.w)).toEqual([])
+        success(h, "set_tenant_status", await h.call("set_tenant_status", { connection_id: h.ids.local, table: "Scoped", tenants: ["acme"], status: "COLD" }, { principal }))
+        expect(await tenantsOf(h, "Scoped")).toEqual({ acme: "COLD", globex: "HOT" })
       }))
   })
 })
