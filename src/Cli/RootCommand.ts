@@ -11,6 +11,7 @@ import { bridgeCommand } from "./BridgeCommand.ts"
 import { browseCommand } from "./BrowseCommand.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { clientsCommand } from "./ClientsCommand.ts"
+import { collectionsCommand } from "./CollectionsCommand.ts"
 import { connectionsCommand } from "./ConnectionsCommand.ts"
 import { consoleCommand } from "./ConsoleCommand.ts"
 import { doctorCommand } from "./DoctorCommand.ts"
@@ -29,4 +30,4 @@ import { tokensCommand } from "./TokensCommand.ts"
 /** The root command. @category commands */
 export const root = CommonOptions.rootOf([serveCommand, tokensCommand, connectionsCommand, browseCommand, tenantsCommand, graphqlCommand,
   restCommand, activityCommand, clientsCommand, statusCommand, pauseCommand, resumeCommand, bridgeCommand, setupCommand, doctorCommand,
-  exportCommand, importCommand, historyCommand, consoleCommand, aggregateCommand])
+  exportCommand, importCommand, historyCommand, consoleCommand, aggregateCommand, collectionsCommand])

@@ -302,14 +302,22 @@ const STALE_ON: ReadonlySet<string> = new Set(["TIMEOUT", "UND_ERR_SOCKET", "ECO
 /** @category cache */
 export const makeCache = (ttlMs: number): Cache => {
   const entries = new Map<string, CacheEntry>()
-  const clear = () => entries.clear()
+  // Bumped by every clear: a read that started before our own schema write answers its caller but is
+  // not kept, so the next call never sees the collection as it was before the write.
+  let generation = 0
+  const clear = () => {
+    generation++
+    entries.clear()
+  }
   const cached = (http: WeaviateHttp, name: string) =>
     Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const entry = entries.get(name)
       if (entry !== undefined && now - entry.at < ttlMs && now >= entry.at) return Effect.succeed(entry.collection)
+      const started = generation
       return get(http, name).pipe(
         Effect.tap((collection) =>
           Effect.sync(() => {
+            if (started !== generation) return
             const entry: CacheEntry = { collection, at: now, names: new Set(collection.properties.map((p) => p.name)) }
             entries.set(name, entry)
             if (collection.name !== name) entries.set(collection.name, entry)
@@ -328,8 +336,9 @@ export const makeCache = (ttlMs: number): Cache => {
     get: ttlMs <= 0 ? get : cached,
     clear,
     afterRequest: (request) => {
-      if (entries.size === 0 || !mayChangeSchema(request)) return
-      if (request.path.toLowerCase().startsWith("/v1/schema") || !knownProperties(entries, request)) clear()
+      if (!mayChangeSchema(request)) return
+      if (request.path.toLowerCase().startsWith("/v1/schema")) return clear()
+      if (entries.size > 0 && !knownProperties(entries, request)) clear()
     }
   }
 }

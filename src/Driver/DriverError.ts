@@ -183,7 +183,7 @@ export class TenantRefused extends Schema.TaggedError<TenantRefused>()("TenantRe
         return `${this.collection} has no tenant ${JSON.stringify(this.tenant ?? "")} (list_tenants shows them)`
       case "not_active":
         return `tenant ${JSON.stringify(this.tenant ?? "")} of ${this.collection} is ${this.status ?? "not active"}, not active: ` +
-          "activate it (activity status HOT) before reading or writing its rows"
+          "activate it with set_tenant_status (status ACTIVE) or weaviate-mcp tenants activate before reading or writing its rows"
     }
   }
 }

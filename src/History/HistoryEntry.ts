@@ -112,6 +112,17 @@ export const statementDigests = (tool: string | null, args: unknown): ReadonlyAr
       return args.uuids === undefined ? [] : [digest(JSON.stringify(args.uuids))]
     case "confirm_destructive_operation":
       return [digest(JSON.stringify({ operation: args.operation, table: args.table, filters: args.filters ?? [] }))]
+    case "create_table":
+    case "add_column":
+    case "update_table":
+    case "drop_table":
+    case "create_tenants":
+    case "set_tenant_status":
+    case "delete_tenants": {
+      // A structure change's statement is the change it asked for: its arguments but the connection.
+      const { connection_id: _, ...change } = args
+      return [digest(JSON.stringify(change))]
+    }
     default:
       return []
   }

@@ -195,6 +195,8 @@ describe("every tool survives the official clients' checks", () => {
     expect(rawNames).toContain("vector_search")
     expect(rawNames.includes("confirm_destructive_operation"), "confirm_destructive_operation is listed for fullAccess only")
       .toBe(level === "fullAccess")
+    expect(rawNames.includes("drop_table"), "drop_table is listed for fullAccess only").toBe(level === "fullAccess")
+    expect(rawNames.includes("create_table")).toBe(level !== "readOnly")
     expect(rawNames.includes("insert_rows")).toBe(level !== "readOnly")
   })
 

@@ -27,7 +27,7 @@ const needsCompatible = (options: WeaviateTestOptions) => options.echoApiKeyInEr
 
 /** The options the external server is taken to have: anonymous (the proxy adds its key), no TLS, default limits. */
 const externalFits = (options: WeaviateTestOptions) =>
-  options.apiKeys === undefined && options.tls !== true && options.maxResults === undefined && options.anonymousAccess !== false
+  options.modules === undefined && options.apiKeys === undefined && options.tls !== true && options.maxResults === undefined && options.anonymousAccess !== false
 
 interface Pooled {
   readonly server: Upstream
@@ -48,7 +48,7 @@ interface Upstream {
 const pool = new Map<string, Array<Pooled>>()
 
 const keyOf = (options: WeaviateTestOptions) =>
-  JSON.stringify([options.apiKeys ?? null, options.anonymousAccess ?? null, options.tls === true, options.maxResults ?? null])
+  JSON.stringify([options.apiKeys ?? null, options.anonymousAccess ?? null, options.tls === true, options.maxResults ?? null, options.modules ?? null])
 
 /**
  * A test file that imports this module will most likely lease a server with the default options,
@@ -143,7 +143,8 @@ const lease = async (options: WeaviateTestOptions): Promise<Pooled | undefined> 
       ...(options.apiKeys !== undefined ? { apiKeys: options.apiKeys } : {}),
       ...(options.anonymousAccess !== undefined ? { anonymousAccess: options.anonymousAccess } : {}),
       ...(options.tls === true ? { tls: true } : {}),
-      ...(options.maxResults !== undefined ? { maxResults: options.maxResults } : {})
+      ...(options.maxResults !== undefined ? { maxResults: options.maxResults } : {}),
+      ...(options.modules !== undefined ? { modules: options.modules } : {})
     })
     server = { ...real, kind: "real" }
   }

@@ -30,6 +30,8 @@ export interface WeaviateTestOptions {
   readonly maxResults?: number
   /** append the request's API key to every error message (for redaction tests) */
   readonly echoApiKeyInErrors?: boolean
+  /** more Weaviate modules (ENABLE_MODULES), e.g. ["text2vec-bigram"]: only a real server has them */
+  readonly modules?: ReadonlyArray<string>
 }
 
 export interface RecordedRequest {

@@ -8,10 +8,12 @@
  *   session's schema cache);
  * - `column` / `property` (prompt arguments): the properties of that connection's `table`;
  * - `tenant`: the tenants of that `table` the principal may use (a tenant-scoped token sees only its own),
- *   from the session's tenant cache (`Driver.tenantIndex`).
+ *   from the session's tenant cache (`Driver.tenantIndex`);
  * - `group_by`: the properties of that `table` Weaviate can group by; `metric`: its `property:metric`
  *   pairs, each property with the metrics of its data type (`Driver/Aggregate`), so `price:m` offers
- *   `price:mean`, `price:median`, `price:mode`, `price:minimum`, `price:maximum`.
+ *   `price:mean`, `price:median`, `price:mode`, `price:minimum`, `price:maximum`;
+ * - `vectorizer` (prompt argument): the vectorizer modules of that connection (`/v1/meta`), and `none`;
+ * - `data_type` (prompt argument): Weaviate's data types, and the connection's collections (references).
  *
  * Matching is a case-insensitive prefix match; at most 100 values, with `total` and `hasMore`.
  * A connection the principal may not see completes to nothing, as if it did not exist; an unknown
@@ -32,7 +34,15 @@ import { Driver } from "../../Driver/Driver.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import { InvalidParams } from "../../Schema/McpErrors.ts"
 import { type Completion, Completions } from "../../Mcp/Catalogue.ts"
-import { descriptors as promptDescriptors, GROUP_BY_ARGUMENT, METRIC_ARGUMENT, PROPERTY_ARGUMENTS } from "../Prompts/Prompts.ts"
+import {
+  DATA_TYPE_ARGUMENTS,
+  descriptors as promptDescriptors,
+  GROUP_BY_ARGUMENT,
+  METRIC_ARGUMENT,
+  PROPERTY_ARGUMENTS,
+  VECTORIZER_ARGUMENTS
+} from "../Prompts/Prompts.ts"
+import * as SchemaEdits from "../../Driver/SchemaEdits.ts"
 import * as ConnectionAccess from "../ConnectionAccess.ts"
 import * as HistoryCatalogue from "../HistoryCatalogue.ts"
 import * as ResourceUri from "../Resources/ResourceUri.ts"
@@ -116,9 +126,17 @@ export const make = Effect.gen(function*() {
       const connections = yield* access.visible
       return completeFrom(connections.map((c) => ({ value: c.id, keys: [c.id, c.name] })), value)
     }
-    if (name !== "table" && name !== "tenant" && !PROPERTY_ARGUMENTS.has(name) && name !== GROUP_BY_ARGUMENT && name !== METRIC_ARGUMENT) return none
+    const other = VECTORIZER_ARGUMENTS.has(name) || DATA_TYPE_ARGUMENTS.has(name) || name === GROUP_BY_ARGUMENT || name === METRIC_ARGUMENT
+    if (name !== "table" && name !== "tenant" && !PROPERTY_ARGUMENTS.has(name) && !other) return none
     const connection = yield* visibleConnection(request.context["connection_id"])
-    if (connection === undefined) return none
+    if (connection === undefined) return DATA_TYPE_ARGUMENTS.has(name) ? completeFrom(SchemaEdits.DATA_TYPES.map((t) => ({ value: t, keys: [t] })), value) : none
+    if (VECTORIZER_ARGUMENTS.has(name)) {
+      // The modules the server has now (`/v1/meta`); a server that is down completes to nothing.
+      return yield* driver.health(connection).pipe(
+        Effect.map((health) => completeFrom([...health.modules.filter(SchemaEdits.isVectorizerModule), "none"].map((m) => ({ value: m, keys: [m] })), value)),
+        Effect.orElseSucceed(() => none)
+      )
+    }
     if (name === "tenant") {
       const table = request.context["table"]
       if (table === undefined) return none
@@ -133,6 +151,9 @@ export const make = Effect.gen(function*() {
     }
     const collections = yield* collectionsOf(connection)
     if (name === "table") return completeFrom(collections.map((c) => ({ value: c.name, keys: [c.name] })), value)
+    if (DATA_TYPE_ARGUMENTS.has(name)) {
+      return completeFrom([...SchemaEdits.DATA_TYPES, ...collections.map((c) => c.name)].map((t) => ({ value: t, keys: [t] })), value)
+    }
     const tableName = request.context["table"]
     const collection = tableName === undefined
       ? undefined

@@ -11,6 +11,8 @@
  * | `data_quality_audit` | connection_id*, table*, column |
  * | `tune_hybrid_search` | connection_id*, table*, query*, property |
  * | `aggregate_table` | connection_id*, table*, question, group_by, metric |
+ * | `design_collection` | connection_id*, description*, name, vectorizer |
+ * | `plan_column` | connection_id*, table*, data_type, column |
  *
  * `prompts/get` checks, in order: the prompt exists and every required argument is given
  * (`InvalidParams`); the connection exists (by id or name) and the principal may read it
@@ -31,6 +33,7 @@ import { HistoryStore } from "../../History/HistoryStore.ts"
 import { Driver } from "../../Driver/Driver.ts"
 import * as GraphqlEditor from "../../Driver/GraphqlEditor.ts"
 import * as RestConsole from "../../Driver/RestConsole.ts"
+import * as SchemaEdits from "../../Driver/SchemaEdits.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import { InvalidParams, type McpError } from "../../Schema/McpErrors.ts"
 import { complete, type PromptDescriptor, type PromptResult, Prompts } from "../../Mcp/Catalogue.ts"
@@ -68,6 +71,11 @@ export const GROUP_BY_ARGUMENT = "group_by"
 
 /** The argument whose values are `property:metric` of the table argument, by type (for completion). @category constants */
 export const METRIC_ARGUMENT = "metric"
+/** Argument names whose values are vectorizer modules of the server (for completion). @category constants */
+export const VECTORIZER_ARGUMENTS: ReadonlySet<string> = new Set(["vectorizer"])
+
+/** Argument names whose values are data types (for completion). @category constants */
+export const DATA_TYPE_ARGUMENTS: ReadonlySet<string> = new Set(["data_type"])
 
 /** @category constants */
 export const descriptors: ReadonlyArray<PromptDescriptor & { readonly arguments: ReadonlyArray<PromptArgument> }> = [
@@ -134,6 +142,30 @@ export const descriptors: ReadonlyArray<PromptDescriptor & { readonly arguments:
       { name: "question", description: "Optional: what to measure, in plain words.", required: false },
       { name: GROUP_BY_ARGUMENT, description: "Optional: the property to group by.", required: false },
       { name: METRIC_ARGUMENT, description: "Optional: one metric as property:metric, e.g. price:mean.", required: false }
+    ]
+  },
+  {
+    name: "design_collection",
+    title: "Design a collection",
+    description: "Designs a collection from a description of the data (properties, types, tokenization, vectorizer, tenancy) " +
+      "and shows the create_table call for the user to approve.",
+    arguments: [
+      connectionId,
+      { name: "description", description: "The data in plain words: what one record is, its fields, how it will be searched.", required: true },
+      { name: "name", description: "Optional: the collection's name (an upper-case letter, then letters, digits or _).", required: false },
+      { name: "vectorizer", description: "Optional: the vectorizer module to use (one this server has), or none.", required: false }
+    ]
+  },
+  {
+    name: "plan_column",
+    title: "Plan a new column",
+    description: "Plans one property to add to a collection with add_column: its name, data type, tokenization and indexes, " +
+      "and what adding it means for the rows already there.",
+    arguments: [
+      connectionId,
+      table(true),
+      { name: "data_type", description: "Optional: the data type it should have (text, int, number, date, …).", required: false },
+      { name: "column", description: "Optional: an existing property to model it on.", required: false }
     ]
   }
 ]
@@ -445,6 +477,88 @@ const renderers: Readonly<Record<string, (input: RenderInput) => Effect.Effect<P
             ...(collection.multiTenancy ? ["The collection is multi-tenant: pass tenant (list_tenants names them)."] : []),
             "",
             `A call to start from:\n${JSON.stringify({ name: "aggregate", arguments: call })}`
+          ].join("\n")
+        )
+      ]
+    }
+  }),
+
+  design_collection: Effect.fnUntraced(function*(input) {
+    const { modules } = yield* input.driver.health(input.connection.id)
+    const vectorizers = modules.filter(SchemaEdits.isVectorizerModule)
+    const asked = input.args["vectorizer"]
+    const name = input.args["name"]
+    const vectorizerLine = asked !== undefined
+      ? asked === "none" || vectorizers.includes(asked)
+        ? `Use the vectorizer ${asked}.`
+        : `The vectorizer ${asked} is not a module of this server; choose one of those below or none.`
+      : "Choose the vectorizer from the modules below (or none, when the rows come with their own vectors)."
+    const example = {
+      connection_id: input.connection.id,
+      table: name ?? "Ticket",
+      description: "Support tickets",
+      properties: [
+        { name: "title", dataType: "text", description: "One-line summary" },
+        { name: "status", dataType: "text", tokenization: "field", indexSearchable: false },
+        { name: "price", dataType: "number", indexRangeFilters: true }
+      ],
+      vectorizer: asked ?? vectorizers[0] ?? "none"
+    }
+    return {
+      description: "A collection designed from a description of the data, as a create_table call",
+      messages: [
+        user(
+          [
+            `Design a Weaviate collection for ${where(input)} to hold this data:`,
+            "",
+            `> ${input.args["description"]!.split("\n").join("\n> ")}`,
+            "",
+            `${name !== undefined ? `Name it ${name}. ` : ""}${vectorizerLine}`,
+            "Give each property the narrowest data type, a description, tokenization field for codes and categories (word for prose), " +
+            "indexSearchable false on text never searched by keyword, indexRangeFilters on numbers and dates compared with greater/less than, " +
+            "object with nestedProperties for structured values, and a reference (the other collection's name as the data type) for links. " +
+            "Use multi-tenancy when each customer's rows must stay apart. Explain each choice in one line, then show the create_table call " +
+            "as JSON in a ```json block. Call create_table only after the user has read it: the user approves it again before anything is created.",
+            "",
+            `Names: a collection name matches ${SchemaEdits.COLLECTION_NAME.source}; a property name matches ${SchemaEdits.PROPERTY_NAME.source} ` +
+            `and is not one of ${SchemaEdits.RESERVED_PROPERTY_NAMES.join(", ")}; names are unique ignoring case.`,
+            `Data types: ${SchemaEdits.DATA_TYPES.join(", ")}, or a collection name for a reference.`,
+            `Vectorizer modules of this server: ${vectorizers.length === 0 ? "none" : vectorizers.join(", ")}.`,
+            `Collections already there (names taken): ${input.collections.map((c) => c.name).join(", ") || "(none)"}.`,
+            "",
+            "The shape of the call:",
+            "```json",
+            JSON.stringify({ tool: "create_table", arguments: example }, null, 2),
+            "```"
+          ].join("\n")
+        )
+      ]
+    }
+  }),
+
+  plan_column: Effect.fnUntraced(function*(input) {
+    const collection = yield* findTable(input.collections, input.args["table"]!)
+    const model = input.args["column"] === undefined ? undefined : yield* findProperty(collection, input.args["column"])
+    const type = input.args["data_type"]
+    const typeLine = type === undefined
+      ? ""
+      : SchemaEdits.DATA_TYPES.includes(type) || input.collections.some((c) => c.name === type)
+      ? `It should be of type ${type}.`
+      : `${type} is not a data type Weaviate has; choose one below.`
+    return {
+      description: `A new column for ${collection.name}, planned as an add_column call`,
+      messages: [
+        user(
+          [
+            `Plan one new property for the table ${collection.name} of ${where(input)}.`,
+            ...(typeLine !== "" ? [typeLine] : []),
+            ...(model !== undefined ? [`Model it on ${model.name}: ${SchemaText.typeOf(model)}; ${SchemaText.indexing(model)}.`] : []),
+            `Weaviate cannot rename or drop a property once added, and the rows already stored (${yield* rowCount(input, collection)}) ` +
+            "are not re-indexed for it: filters on it find only rows written afterwards. Choose the name with care, then show the add_column " +
+            "call as JSON in a ```json block; the user approves it before the property is added.",
+            `Data types: ${SchemaEdits.DATA_TYPES.join(", ")}, or a collection name for a reference.`,
+            "",
+            SchemaText.collectionBlock(collection)
           ].join("\n")
         )
       ]

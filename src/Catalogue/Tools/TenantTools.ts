@@ -80,7 +80,7 @@ export const listTenants = (env: ToolEnv) =>
     name: "list_tenants",
     title: "List tenants",
     description: "Lists the tenants of a multi-tenant collection with their activity status (HOT/ACTIVE can be read " +
-      "and written; COLD/INACTIVE and FROZEN/OFFLOADED must be activated first), 100 per page in name order. Pass " +
+      "and written; COLD/INACTIVE and FROZEN/OFFLOADED must be activated first, with set_tenant_status), 100 per page in name order. Pass " +
       "nextCursor back as cursor for the next page; prefix and status narrow the list; name finds one tenant at once. " +
       "Every row tool takes one of these names as tenant.",
     input: Schema.Struct({

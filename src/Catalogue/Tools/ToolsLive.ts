@@ -22,7 +22,9 @@ import * as HistoryRecording from "./HistoryRecording.ts"
 import * as QueryHistory from "./QueryHistory.ts"
 import * as RowTools from "./RowTools.ts"
 import * as SchemaTools from "./SchemaTools.ts"
+import * as StructureTools from "./StructureTools.ts"
 import * as TenantTools from "./TenantTools.ts"
+import * as TenantWriteTools from "./TenantWriteTools.ts"
 import * as VectorSearch from "./VectorSearch.ts"
 import * as WriteTools from "./WriteTools.ts"
 
@@ -47,7 +49,14 @@ export const all = (env: ToolEnv): ReadonlyArray<Tool> => [
   WriteTools.updateRows(env),
   WriteTools.deleteRows(env),
   DestructiveOperation.confirmDestructiveOperation(env),
-  Aggregate.aggregate(env)
+  Aggregate.aggregate(env),
+  StructureTools.createTable(env),
+  StructureTools.addColumn(env),
+  StructureTools.updateTable(env),
+  StructureTools.dropTable(env),
+  TenantWriteTools.createTenants(env),
+  TenantWriteTools.setTenantStatus(env),
+  TenantWriteTools.deleteTenants(env)
 ]
 
 /**

@@ -30,7 +30,7 @@ const getCode = (name: string, args: Record<string, string>, principal = token()
   codeOf(cat.runtime.runPromise(Effect.either(Effect.flatMap(Prompts, (p) => p.get(name, args)).pipe(as(principal, promptContext())))))
 
 describe("prompts/list", () => {
-  it("the six prompts of the contract and aggregate_table, each with typed arguments, connection_id required", async () => {
+  it("the six prompts of the contract, aggregate_table and the two collection prompts, each with typed arguments, connection_id required", async () => {
     const all = await cat.runtime.runPromise(Effect.map(Prompts, (p) => p.all))
     assert.deepStrictEqual(all.map((p) => p.name), [
       "explain_schema",
@@ -39,7 +39,9 @@ describe("prompts/list", () => {
       "review_query",
       "data_quality_audit",
       "tune_hybrid_search",
-      "aggregate_table"
+      "aggregate_table",
+      "design_collection",
+      "plan_column"
     ])
     for (const prompt of all) {
       assert.strictEqual(prompt.arguments![0]!.name, "connection_id")

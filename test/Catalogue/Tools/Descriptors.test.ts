@@ -14,7 +14,9 @@ import { validateDef } from "../../Mcp/support/EndpointHarness.ts"
 const tools = all({} as ToolEnv)
 const byName = Object.fromEntries(tools.map((t) => [t.descriptor.name, t]))
 
-const WRITE_TOOLS = ["insert_rows", "update_rows", "delete_rows", "confirm_destructive_operation"]
+const WRITE_TOOLS = ["insert_rows", "update_rows", "delete_rows", "confirm_destructive_operation", "create_table", "add_column", "update_table", "drop_table", "create_tenants", "set_tenant_status", "delete_tenants"]
+/** The destructive tools only a fullAccess token may call: they need `admin` too. */
+const ADMIN_TOOLS = ["confirm_destructive_operation", "drop_table", "delete_tenants"]
 
 describe("the catalogue", () => {
   it("has exactly the tools of the contract's table, list_tenants and aggregate", () => {
@@ -108,12 +110,15 @@ describe("the catalogue", () => {
     }
     expect(byName.delete_rows!.descriptor.annotations).toMatchObject({ destructiveHint: true })
     expect(byName.confirm_destructive_operation!.descriptor.annotations).toMatchObject({ destructiveHint: true })
+    expect(byName.drop_table!.descriptor.annotations).toMatchObject({ destructiveHint: true })
+    expect(byName.delete_tenants!.descriptor.annotations).toMatchObject({ destructiveHint: true })
+    expect(byName.create_table!.descriptor.annotations).toMatchObject({ destructiveHint: false })
     expect(byName.insert_rows!.descriptor.annotations).toMatchObject({ destructiveHint: false })
   })
 
-  it("the write tools need tools:write; the others only tools:read; confirm_destructive_operation also admin (fullAccess only)", () => {
+  it("the write tools need tools:write; the others only tools:read; confirm_destructive_operation and the other destructive structure tools also admin (fullAccess only)", () => {
     for (const tool of tools) {
-      const expected = tool.descriptor.name === "confirm_destructive_operation"
+      const expected = ADMIN_TOOLS.includes(tool.descriptor.name)
         ? ["tools:write", "admin"]
         : WRITE_TOOLS.includes(tool.descriptor.name)
         ? ["tools:write"]

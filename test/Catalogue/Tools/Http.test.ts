@@ -144,9 +144,9 @@ describe("tools over HTTP, modern era", () => {
     }))
     validateMessage(MODERN, reply.json, "ListToolsResult")
     expect(reply.json.result.tools.map((t: { name: string }) => t.name)).toContain("confirm_destructive_operation")
-    // The contract's fifteen, aggregate and the daemon's search_query_history.
+    // The contract's fifteen, aggregate, the structure and tenant tools and the daemon's search_query_history.
     expect(reply.json.result.tools.map((t: { name: string }) => t.name)).toContain("search_query_history")
-    expect(reply.json.result.tools).toHaveLength(17)
+    expect(reply.json.result.tools).toHaveLength(24)
   })
 
   it("a read through the v2 client: first access via its elicitation handler, then the result", async () => {

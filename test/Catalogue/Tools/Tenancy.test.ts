@@ -89,7 +89,7 @@ layer(harnessLayer({}, setup), { excludeTestServices: true, timeout: "3 minutes"
     it.effect("an inactive tenant is refused with its state; an unknown one is not_found; a tenant on a collection without tenants is refused", () =>
       test(async (h) => {
         expect(toolError(await call(h, "browse_table", { table: "Doc", tenant: "cold1" }), "invalid_argument")).toBe(
-          "invalid_argument: tenant \"cold1\" of Doc is COLD, not active: activate it (activity status HOT) before reading or writing its rows"
+          "invalid_argument: tenant \"cold1\" of Doc is COLD, not active: activate it with set_tenant_status (status ACTIVE) or weaviate-mcp tenants activate before reading or writing its rows"
         )
         expect(toolError(await call(h, "count_rows", { table: "Doc", tenant: "nope" }), "not_found")).toContain("Doc has no tenant \"nope\"")
         expect(toolError(await call(h, "browse_table", { table: "Article", tenant: "acme" }), "invalid_argument")).toBe(
