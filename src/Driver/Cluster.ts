@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import { type AuthenticationFailed, ClusterDegraded, ConsistencyNotReached } from "./DriverError.ts"
+import { type AuthenticationFailed, ClusterDegraded, ConsistencyNotReached, type PermissionDenied } from "./DriverError.ts"
 import type * as WeaviateHttp from "./WeaviateHttp.ts"
 
 // ===== Models =====
@@ -128,6 +128,8 @@ export const nodes = Effect.fn("Cluster.nodes")(function*(
  */
 export const members = (http: WeaviateHttp.WeaviateHttp): Effect.Effect<ReadonlyArray<string> | undefined, AuthenticationFailed> =>
   http.request({ method: "GET", path: "/v1/cluster/statistics", timeoutMs: STATUS_TIMEOUT_MS }).pipe(
+    // A user without `read_cluster` (RBAC): the members are not known, the nodes still are.
+    Effect.catchTag("PermissionDenied", () => Effect.succeed({ status: 403, contentType: undefined, text: "", json: undefined })),
     Effect.map((response) => {
       if (response.status !== 200) return undefined
       const names = new Set<string>()
@@ -184,7 +186,8 @@ export const assess = (listed: ReadonlyArray<Node>, expected: ReadonlyArray<stri
 }
 
 /**
- * The cluster's status. Only an authentication failure fails: a cluster that cannot say is
+ * The cluster's status. Only an authentication failure, or a user without the permission to read
+ * the nodes (RBAC `read_nodes`), fails: a cluster that cannot say is
  * `unavailable`, with why.
  *
  * @category requests
@@ -196,7 +199,7 @@ export const status = Effect.fn("Cluster.status")(function*(
   const [listed, expected] = yield* Effect.all([Effect.either(nodes(http, options)), members(http)], { concurrency: 2 })
   if (listed._tag === "Left") {
     const error = listed.left
-    if (error._tag === "AuthenticationFailed") return yield* error
+    if (error._tag === "AuthenticationFailed" || error._tag === "PermissionDenied") return yield* (error as AuthenticationFailed | PermissionDenied)
     return { health: "unavailable", nodes: [], problems: [], error: error.message } satisfies Status as Status
   }
   return assess(listed.right, expected) as Status
