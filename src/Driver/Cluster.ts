@@ -270,6 +270,7 @@ export const shards = (http: WeaviateHttp.WeaviateHttp, collection: string) =>
 /**
  * Replication, sharding and each shard's nodes and readiness of a collection (its class as the schema
  * returned it): the shards route for readiness, the verbose nodes of the collection for who holds what.
+ * Without the permission to read them (RBAC `read_tenants`, `read_nodes`), only the settings.
  *
  * @category requests
  */
@@ -288,9 +289,14 @@ export const placement = Effect.fn("Cluster.placement")(function*(
     sharding: { desiredCount: numberOr(shardingConfig["desiredCount"], 1), actualCount: numberOr(shardingConfig["actualCount"], 1) }
   }
   if (collection.multiTenancy) return base satisfies Placement as Placement
-  const [listed, held] = yield* Effect.all([shards(http, collection.name), nodes(http, { verbose: true, collection: collection.name })], {
+  const read = yield* Effect.all([shards(http, collection.name), nodes(http, { verbose: true, collection: collection.name })], {
     concurrency: 2
-  })
+  }).pipe(
+    // A user whose roles do not let it read the shards or the nodes (RBAC) still gets the collection's settings.
+    Effect.catchTag("PermissionDenied", () => Effect.succeed(undefined))
+  )
+  if (read === undefined) return base satisfies Placement as Placement
+  const [listed, held] = read
   const placed = listed.map((shard): ShardPlacement => {
     const holders = held.filter((n) => n.status === "HEALTHY" && (n.shards ?? []).some((s) => s.name === shard.name))
     const copies = held.flatMap((n) => (n.shards ?? []).filter((s) => s.name === shard.name))
