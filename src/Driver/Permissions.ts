@@ -393,26 +393,35 @@ export const actionsOn = (access: Access, collection: string): ReadonlyArray<Act
 }
 
 /**
- * The user, its roles and the summary, in one line: `Weaviate user "alice" (roles: reader): read:
- * all collections; write: none; no schema changes`.
+ * The permissions as the tools' structured answers (and `status --json`) carry them.
  *
  * @category summaries
  */
-export const line = (access: Access): string => {
-  const who = access.user === undefined || access.user === "" ? "Weaviate user unknown" : `Weaviate user ${JSON.stringify(access.user)}`
-  const roles = access._tag === "Rbac" ? ` (roles: ${access.roles.length === 0 ? "none" : access.roles.map((r) => r.name).join(", ")})` : ""
-  return `${who}${roles}: ${summary(access)}`
-}
-
-/**
- * The permissions as the tools' structured answers carry them.
- *
- * @category summaries
- */
-export const toJson = (access: Access) => ({
+export const toJson = (access: Access): Report => ({
   rbac: access._tag === "Rbac",
   ...(access.user !== undefined && access.user !== "" ? { user: access.user } : {}),
   ...(access._tag === "Rbac" && access.groups.length > 0 ? { groups: access.groups } : {}),
   roles: access._tag === "Rbac" ? access.roles.map((r) => r.name) : [],
   summary: summary(access)
 })
+
+/** @category models */
+export interface Report {
+  readonly rbac: boolean
+  readonly user?: string
+  readonly groups?: ReadonlyArray<string>
+  readonly roles: ReadonlyArray<string>
+  readonly summary: string
+}
+
+/**
+ * The user, its roles and the summary, in one line: `Weaviate user "alice" (roles: reader): read:
+ * all collections; write: none; no schema changes`.
+ *
+ * @category summaries
+ */
+export const line = (access: Access | Report): string => {
+  const report = "_tag" in access ? toJson(access) : access
+  const who = report.user === undefined ? "Weaviate user unknown" : `Weaviate user ${JSON.stringify(report.user)}`
+  return `${who}${report.rbac ? ` (roles: ${report.roles.length === 0 ? "none" : report.roles.join(", ")})` : ""}: ${report.summary}`
+}

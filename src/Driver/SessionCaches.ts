@@ -138,18 +138,6 @@ const readUnready = (http: WeaviateHttp.WeaviateHttp): Effect.Effect<ShardReadin
       return unready as ReadonlyMap<string, ReadonlyArray<UnreadyShard>>
     }))
 
-/** The connections already said to have no RBAC, by id: said once per process, not per session. */
-const toldNoRbac = new Set<string>()
-
-const sayNoRbacOnce = (http: WeaviateHttp.WeaviateHttp, access: Permissions.Access) =>
-  Effect.suspend(() => {
-    if (access._tag !== "NoRbac" || toldNoRbac.has(http.connection.id)) return Effect.void
-    toldNoRbac.add(http.connection.id)
-    return Effect.logInfo(`${http.connection.name}: writes are not checked against Weaviate permissions before approval: ${access.reason}`).pipe(
-      Effect.annotateLogs({ connection: http.connection.name })
-    )
-  })
-
 const readTenants = (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection) => {
   const path = `/v1/schema/${encodeURIComponent(collection.name)}/tenants`
   return Effect.flatMap(http.requestOk({ method: "GET", path, raw: true }), (response) =>
@@ -202,7 +190,7 @@ export const make = (
   }
 ): SessionCaches => {
   const catalog = StaleCache.make(readCatalog(http), { ttlMs: options.ttlMs, scope: options.scope })
-  const permissions = StaleCache.make(Effect.tap(Permissions.read(http), (access) => sayNoRbacOnce(http, access)), {
+  const permissions = StaleCache.make(Permissions.read(http), {
     ttlMs: options.permissionsTtlMs ?? 60_000,
     scope: options.scope
   })

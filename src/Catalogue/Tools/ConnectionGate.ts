@@ -98,6 +98,25 @@ export const approve = Effect.fnUntraced(function*(
   }
 })
 
+/** The connections already said to have no RBAC, by id: said once per daemon. */
+const toldNoRbac = new Set<string>()
+
+/**
+ * What the connection's Weaviate user may do (the driver's cached `Permissions.read`). The first time
+ * a connection turns out not to be restricted by role (no RBAC, or Weaviate does not say), the
+ * operational log says so, once: its writes are not checked before approval.
+ *
+ * @category combinators
+ */
+export const permissionsOf = (env: ToolEnv, connection: Connection) =>
+  Effect.tap(env.driver.permissions(connection), ({ value }) => {
+    if (value._tag !== "NoRbac" || toldNoRbac.has(connection.id)) return Effect.void
+    toldNoRbac.add(connection.id)
+    return Effect.logInfo(`${connection.name}: writes are not checked against Weaviate permissions before approval: ${value.reason}`).pipe(
+      Effect.annotateLogs({ connection: connection.name })
+    )
+  })
+
 /**
  * Refuses, before the approval step, a write that the connection's Weaviate user may not do (RBAC):
  * the tool error `denied: the Weaviate user "x" has no permission to create data in "Article"`.
@@ -113,7 +132,11 @@ export const requirePermission = (
   action: Permissions.Action,
   collection: string,
   tenant?: string
-) => env.driver.checkPermission(connection, { action, collection, ...(tenant !== undefined ? { tenant } : {}) })
+) =>
+  Effect.zipRight(
+    Effect.ignore(permissionsOf(env, connection)),
+    env.driver.checkPermission(connection, { action, collection, ...(tenant !== undefined ? { tenant } : {}) })
+  )
 
 /**
  * `requirePermission` for a request that needs several (`Permissions.targetsOf`: a batch, a REST
@@ -122,4 +145,4 @@ export const requirePermission = (
  * @category combinators
  */
 export const requirePermissions = (env: ToolEnv, connection: Connection, targets: ReadonlyArray<Permissions.Target>) =>
-  targets.length === 0 ? Effect.void : env.driver.checkPermission(connection, targets)
+  targets.length === 0 ? Effect.void : Effect.zipRight(Effect.ignore(permissionsOf(env, connection)), env.driver.checkPermission(connection, targets))

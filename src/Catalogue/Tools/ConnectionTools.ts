@@ -9,7 +9,7 @@ import * as InputRequired from "../../Schema/InputRequired.ts"
 import * as Principal from "../../Auth/Principal.ts"
 import * as Cluster from "../../Driver/Cluster.ts"
 import * as Permissions from "../../Driver/Permissions.ts"
-import { type ToolEnv, open } from "./ConnectionGate.ts"
+import { open, permissionsOf, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
@@ -123,7 +123,7 @@ export const getConnectionStatus = (env: ToolEnv) =>
           Effect.catchTag("PermissionDenied", (denied) => Effect.succeed<Cluster.Status>({ health: "unavailable", nodes: [], problems: [], error: denied.message }))
         ),
         // Permissions that cannot be read now are left out, not guessed.
-        Effect.option(Effect.map(env.driver.permissions(connection), (read) => read.value))
+        Effect.option(Effect.map(permissionsOf(env, connection), (read) => read.value))
       ], { concurrency: 2 })
       const result = {
         connection_id: connection.id,

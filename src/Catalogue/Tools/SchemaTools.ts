@@ -10,7 +10,7 @@ import * as InputRequired from "../../Schema/InputRequired.ts"
 import type { Collection, Property } from "../../Driver/CollectionSchema.ts"
 import * as Permissions from "../../Driver/Permissions.ts"
 import type { Connection } from "../../Schema/Connection.ts"
-import { type ToolEnv, open } from "./ConnectionGate.ts"
+import { open, permissionsOf, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Table } from "./Parameters.ts"
 import * as Paging from "./Paging.ts"
 import * as TextTable from "./TextTable.ts"
@@ -69,7 +69,7 @@ export const positionAfter = <A>(sorted: ReadonlyArray<A>, key: (a: A) => string
 
 /** What the connection's Weaviate user may do, when Weaviate restricts it by role (RBAC); else undefined. */
 const rbacOf = (env: ToolEnv, connection: Connection) =>
-  env.driver.permissions(connection).pipe(
+  permissionsOf(env, connection).pipe(
     Effect.map((read) => (read.value._tag === "Rbac" ? read.value : undefined)),
     // Permissions that cannot be read now leave the listing as it was without RBAC.
     Effect.orElseSucceed(() => undefined)

@@ -224,6 +224,26 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     assert.strictEqual(restored.code, 0, restored.stderr)
   })
 
+  it("status and doctor show each connection's Weaviate user, its roles and what they allow", async () => {
+    const status = await cli("status", "--json")
+    assert.strictEqual(status.code, 0, status.stderr)
+    const connections = JSON.parse(status.stdout).connections as Array<{ id: string; ok: boolean; permissions?: unknown }>
+    const alice = connections.find((c) => c.id === ids["alice"])!
+    assert.strictEqual(alice.ok, true, JSON.stringify(alice))
+    assert.deepStrictEqual(alice.permissions, { rbac: true, user: "alice", roles: ["reader"], summary: "read: all collections; write: none; no schema changes" })
+    assert.deepInclude(connections.find((c) => c.id === ids["plain"])!.permissions as object, { rbac: false, user: "user0" })
+    const text = await cli("status")
+    assert.include(text.stdout, 'Weaviate user "bob" (roles: reader, ticket-writer): read: all collections; write: Ticket; no schema changes')
+
+    const doctor = JSON.parse((await cli("doctor", "--json")).stdout) as { checks: Array<{ id: string; status: string; detail: string }> }
+    const of = (name: string) => doctor.checks.find((c) => c.id === `permissions:${ids[name]}`)!
+    assert.deepInclude(of("alice"), { status: "ok", detail: 'Weaviate user "alice" (roles: reader): read: all collections; write: none; no schema changes' })
+    assert.strictEqual(of("plain").status, "ok")
+    assert.include(of("plain").detail, "writes are not checked against Weaviate permissions before approval")
+    // alice may not read the nodes: the cluster's health is unknown, a warning, not a failure.
+    assert.strictEqual(doctor.checks.find((c) => c.id === `cluster:${ids["alice"]}`)!.status, "warn")
+  })
+
   it("a server without RBAC behaves as before and says so once", async () => {
     const status = await call("get_connection_status", { connection_id: ids["plain"] })
     assert.deepStrictEqual(status.structuredContent.permissions, {
