@@ -8,6 +8,8 @@
  * - alice holds `reader` (read every collection);
  * - bob holds `reader` and `ticket-writer` (create, update and delete rows of Ticket);
  * - carol holds the same as bob until the root user revokes `ticket-writer` while the daemon runs;
+ * - dave may update one row of Ticket (a permission on one object), which the check before approval
+ *   cannot tell from the others: Weaviate refuses the second row of a call with 403;
  * - the `plain` connection is a second Weaviate with API keys and no RBAC.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
@@ -22,6 +24,8 @@ import { realUnavailable } from "../../Reliability/RealDaemon.ts"
 
 const unavailable = realUnavailable()
 const ROOT_KEY = "rbac-root-key"
+const TICKET_1 = "00000000-0000-4000-8000-000000000001"
+const TICKET_2 = "00000000-0000-4000-8000-000000000002"
 const PLAIN_KEY = "rbac-plain-key"
 
 let w: RealWeaviate | undefined
@@ -77,7 +81,9 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     await root("POST", "/v1/objects", { class: "Article", properties: { title: "written by root" } })
     await root("POST", "/v1/authz/roles", { name: "reader", permissions: [permission("read_data", "*"), { action: "read_collections", collections: { collection: "*" } }] })
     await root("POST", "/v1/authz/roles", { name: "ticket-writer", permissions: ["create_data", "update_data", "delete_data"].map((a) => permission(a, "Ticket")) })
-    for (const [user, roles] of [["alice", ["reader"]], ["bob", ["reader", "ticket-writer"]], ["carol", ["reader", "ticket-writer"]]] as const) {
+    for (const id of [TICKET_1, TICKET_2]) await root("POST", "/v1/objects", { class: "Ticket", id, properties: { title: "open" } })
+    await root("POST", "/v1/authz/roles", { name: "one-ticket", permissions: [{ action: "update_data", data: { collection: "Ticket", tenant: "*", object: TICKET_1 } }] })
+    for (const [user, roles] of [["alice", ["reader"]], ["bob", ["reader", "ticket-writer"]], ["carol", ["reader", "ticket-writer"]], ["dave", ["reader", "one-ticket"]]] as const) {
       keys[user] = (await root("POST", `/v1/users/db/${user}`)).apikey
       await root("POST", `/v1/authz/users/${user}/assign`, { roles, userType: "db" })
     }
@@ -93,6 +99,7 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
       ["alice", w!.port, keys["alice"]!],
       ["bob", w!.port, keys["bob"]!],
       ["carol", w!.port, keys["carol"]!],
+      ["dave", w!.port, keys["dave"]!],
       ["plain", plain!.port, PLAIN_KEY]
     ] as const) {
       const added = await cli("connections", "add", "--name", name, "--host", "127.0.0.1", "--port", String(port), "--auth-method", "api-key", "--api-key", key, "--json")
@@ -208,6 +215,23 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     assert.strictEqual(await rows("Ticket"), before.tickets)
     const status = await call("get_connection_status", { connection_id: ids["carol"] })
     assert.deepStrictEqual(status.structuredContent.permissions.roles, ["reader"])
+  })
+
+  it("a 403 midway through a call stops it: an error that names the rows written before it, the rest not attempted", async () => {
+    const before = asked()
+    const result = await call("update_rows", {
+      connection_id: ids["dave"],
+      table: "Ticket",
+      rows: [{ uuid: TICKET_1, values: { title: "closed" } }, { uuid: TICKET_2, values: { title: "closed" } }]
+    })
+    assert.strictEqual(result.isError, true, text(result))
+    assert.strictEqual(
+      text(result),
+      `denied: the Weaviate user "dave" has no permission to update data in "Ticket" (Weaviate refused it after 1 row of Ticket was updated: row 1 (${TICKET_1}); the rest was not attempted)`
+    )
+    assert.strictEqual(asked(), before + 1)
+    const titles = await Promise.all([TICKET_1, TICKET_2].map(async (id) => (await root("GET", `/v1/objects/Ticket/${id}`)).properties.title))
+    assert.deepStrictEqual(titles, ["closed", "open"])
   })
 
   it("a new key is a new user: its permissions are read again", async () => {
