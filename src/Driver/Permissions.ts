@@ -124,7 +124,8 @@ export const parseOwnInfo = (json: unknown): { readonly user: string; readonly g
 const probeRbac = (http: WeaviateHttp.WeaviateHttp): Effect.Effect<boolean, RequestError> =>
   http.request({ method: "GET", path: `/v1/authz/roles/${PROBE_ROLE}`, timeoutMs: READ_TIMEOUT_MS }).pipe(
     Effect.as(false),
-    Effect.catchTag("PermissionDenied", (denied) => Effect.succeed(/\brbac\b/i.test(denied.detail ?? "") || denied.action !== undefined))
+    // Weaviate's RBAC authorizer says `rbac: authorization, forbidden action…` (adminlist says `adminlist: …`).
+    Effect.catchTag("PermissionDenied", (denied) => Effect.succeed(/\brbac: authorization\b/i.test(denied.detail ?? "") || denied.action !== undefined))
   )
 
 /** The time-out of the own-info read (and the probe): as the health check's. */

@@ -6,7 +6,8 @@
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import { describe, expect, it } from "vitest"
-import { PermissionDenied } from "../../src/Driver/DriverError.ts"
+import { AuthenticationFailed, PermissionDenied } from "../../src/Driver/DriverError.ts"
+import type * as WeaviateHttp from "../../src/Driver/WeaviateHttp.ts"
 import * as Permissions from "../../src/Driver/Permissions.ts"
 
 /** own-info of a user with a read-everything role and a role that writes Ticket (as Weaviate 1.39 answers it). */
@@ -46,6 +47,56 @@ describe("reading own-info", () => {
 
   it("a user without roles (roles: null) has none", () => {
     expect(Permissions.parseOwnInfo({ groups: null, roles: null, username: "nobody" }).roles).toEqual([])
+  })
+})
+
+/** An HTTP whose answers are Weaviate 1.39's, by path (an error value fails the request as the driver's HTTP does). */
+const answering = (answers: Record<string, { status: number; json?: unknown } | AuthenticationFailed | PermissionDenied>) => {
+  const asked: Array<string> = []
+  const http = {
+    request: (request: WeaviateHttp.Request) => {
+      asked.push(request.path)
+      const answer = answers[request.path]
+      if (answer === undefined) return Effect.dieMessage(`unexpected ${request.path}`)
+      if (answer instanceof AuthenticationFailed || answer instanceof PermissionDenied) return Effect.fail(answer)
+      return Effect.succeed({ status: answer.status, contentType: "application/json", text: JSON.stringify(answer.json ?? ""), json: answer.json })
+    }
+  } as unknown as WeaviateHttp.WeaviateHttp
+  return { http, asked }
+}
+
+const PROBE = "/v1/authz/roles/weaviate-mcp-rbac-probe"
+
+describe("telling RBAC from no RBAC", () => {
+  it("a user with roles is RBAC, without asking anything more", () => {
+    const { asked, http } = answering({ "/v1/users/own-info": { status: 200, json: ALICE } })
+    expect(Effect.runSync(Permissions.read(http))._tag).toBe("Rbac")
+    expect(asked).toEqual(["/v1/users/own-info"])
+  })
+
+  it("a user without roles on a server without RBAC: the probe role is 404, so not restricted by role", () => {
+    const { http } = answering({ "/v1/users/own-info": { status: 200, json: { username: "user0", roles: null } }, [PROBE]: { status: 404 } })
+    expect(Effect.runSync(Permissions.read(http))).toEqual({ _tag: "NoRbac", user: "user0", reason: "RBAC is not enabled on this Weaviate: its users are not restricted by role" })
+  })
+
+  it("a user without roles on an RBAC server: the probe role is refused naming rbac, so it may do nothing", () => {
+    const refused = PermissionDenied.fromWeaviate(
+      "can only create roles with less or equal permissions as the current user: rbac: authorization, forbidden action: user 'nobody' has insufficient permissions to read_roles [[Domain: roles, Role: weaviate-mcp-rbac-probe]]"
+    )
+    const { http } = answering({ "/v1/users/own-info": { status: 200, json: { username: "nobody", roles: null } }, [PROBE]: refused })
+    expect(Effect.runSync(Permissions.read(http))).toEqual({ _tag: "Rbac", user: "nobody", groups: [], roles: [] })
+  })
+
+  it("an adminlist server refuses the probe without naming rbac: not restricted by role", () => {
+    const refused = PermissionDenied.fromWeaviate("adminlist: authorization, forbidden action: user 'user1' has insufficient permissions to R_MATCH [roles/weaviate-mcp-rbac-probe]")
+    const { http } = answering({ "/v1/users/own-info": { status: 200, json: { username: "user1", roles: null } }, [PROBE]: refused })
+    expect(Effect.runSync(Permissions.read(http))._tag).toBe("NoRbac")
+  })
+
+  it("no own-info (before 1.28) and anonymous access (401) do not say who the connection is", () => {
+    expect(Effect.runSync(Permissions.read(answering({ "/v1/users/own-info": { status: 404 } }).http))._tag).toBe("NoRbac")
+    const anonymous = Effect.runSync(Permissions.read(answering({ "/v1/users/own-info": new AuthenticationFailed({ reason: "401", status: 401 }) }).http))
+    expect(anonymous).toEqual({ _tag: "NoRbac", reason: "this Weaviate does not say who the connection is (anonymous access: GET /v1/users/own-info answered 401)" })
   })
 })
 
