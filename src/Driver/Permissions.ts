@@ -18,7 +18,7 @@
  */
 import * as Effect from "effect/Effect"
 import { DatabaseRefused, PermissionDenied, type RequestError } from "./DriverError.ts"
-import type * as WeaviateHttp from "./WeaviateHttp.ts"
+import * as WeaviateHttp from "./WeaviateHttp.ts"
 
 // ===== Models =====
 
@@ -121,15 +121,12 @@ export const parseOwnInfo = (json: unknown): { readonly user: string; readonly g
 }
 
 /** A user without roles: only an RBAC server refuses it the probe role, naming `rbac`. */
-const probeRbac = (http: WeaviateHttp.WeaviateHttp): Effect.Effect<boolean, RequestError> =>
-  http.request({ method: "GET", path: `/v1/authz/roles/${PROBE_ROLE}`, timeoutMs: READ_TIMEOUT_MS }).pipe(
+const probeRbac = (http: WeaviateHttp.WeaviateHttp, timeoutMs: number): Effect.Effect<boolean, RequestError> =>
+  http.request({ method: "GET", path: `/v1/authz/roles/${PROBE_ROLE}`, timeoutMs }).pipe(
     Effect.as(false),
     // Weaviate's RBAC authorizer says `rbac: authorization, forbidden action…` (adminlist says `adminlist: …`).
     Effect.catchTag("PermissionDenied", (denied) => Effect.succeed(/\brbac: authorization\b/i.test(denied.detail ?? "") || denied.action !== undefined))
   )
-
-/** The time-out of the own-info read (and the probe): as the health check's. */
-const READ_TIMEOUT_MS = 10_000
 
 /**
  * Reads what the connection's user may do. An answer that does not name the user (own-info absent,
@@ -138,7 +135,11 @@ const READ_TIMEOUT_MS = 10_000
  * @category reading
  */
 export const read = (http: WeaviateHttp.WeaviateHttp): Effect.Effect<Access, RequestError> =>
-  http.request({ method: "GET", path: "/v1/users/own-info", timeoutMs: READ_TIMEOUT_MS }).pipe(
+  // Bounded as the health check is (`WeaviateHttp.Timeouts`, setting healthTimeoutSeconds): a listing waits for it.
+  Effect.flatMap(WeaviateHttp.Timeouts, ({ healthMs }) => readWithin(http, healthMs))
+
+const readWithin = (http: WeaviateHttp.WeaviateHttp, timeoutMs: number): Effect.Effect<Access, RequestError> =>
+  http.request({ method: "GET", path: "/v1/users/own-info", timeoutMs }).pipe(
     Effect.flatMap((response): Effect.Effect<Access, RequestError> => {
       if (response.status === 404 || response.status === 405 || response.status === 501) {
         return Effect.succeed({ _tag: "NoRbac", reason: "this Weaviate does not say what its users may do (GET /v1/users/own-info: Weaviate 1.28 or newer)" })
@@ -148,7 +149,7 @@ export const read = (http: WeaviateHttp.WeaviateHttp): Effect.Effect<Access, Req
       }
       const info = parseOwnInfo(response.json)
       if (info.roles.length > 0) return Effect.succeed({ _tag: "Rbac", ...info })
-      return Effect.map(probeRbac(http), (rbac): Access =>
+      return Effect.map(probeRbac(http, timeoutMs), (rbac): Access =>
         rbac ? { _tag: "Rbac", ...info } : { _tag: "NoRbac", user: info.user, reason: "RBAC is not enabled on this Weaviate: its users are not restricted by role" })
     }),
     Effect.catchTags({
