@@ -10,6 +10,8 @@
  * - `connection:<id>`: each saved connection answers its health check (`GET /v1/meta`, 5 s);
  * - `cluster:<id>`: and its cluster is healthy (`GET /v1/nodes` and the Raft members: every node up);
  * - `weaviate:<id>`: its Weaviate version is one we support;
+ * - `permissions:<id>`: the Weaviate user behind its key, its roles and what they allow (RBAC), or
+ *   that Weaviate does not restrict it by role (writes are then not checked before approval);
  * - `client:<client>:<name>`: each client config on this machine with an entry of ours points at a
  *   `weaviate-mcp` that exists, and its bridge starts and lists the tools (or its HTTP entry's
  *   endpoint and token list them);
@@ -38,6 +40,7 @@ import * as ClientConfig from "../Bridge/ClientConfig.ts"
 import * as Handshake from "../Daemon/Handshake.ts"
 import { ConnectionStore } from "../Driver/ConnectionStore.ts"
 import { Driver } from "../Driver/Driver.ts"
+import * as Permissions from "../Driver/Permissions.ts"
 import { AlreadyReported } from "./CliErrors.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { driverLayer } from "./DriverCli.ts"
@@ -223,7 +226,25 @@ const connectionChecks = Effect.gen(function*() {
               `the cluster is ${status.health}: ${status.problems.map((p) => p.detail).join("; ") || status.error || "no node answers"}`,
               `bring the named nodes back (their logs say why they stopped), then weaviate-mcp connections test ${connection.name}`),
         onFailure: (error): Check =>
-          check(`cluster:${connection.id}`, `cluster of ${connection.name}`, "fail", `its nodes cannot be listed (GET /v1/nodes): ${error.message}`,
+          error._tag === "PermissionDenied"
+            ? check(`cluster:${connection.id}`, `cluster of ${connection.name}`, "warn", `its nodes cannot be listed (GET /v1/nodes): ${error.message}`,
+              `give the Weaviate user a role with read_nodes to see the cluster's health`)
+            : check(`cluster:${connection.id}`, `cluster of ${connection.name}`, "fail", `its nodes cannot be listed (GET /v1/nodes): ${error.message}`,
+              `weaviate-mcp connections test ${connection.name}`)
+      })
+    )
+  /** Who the connection is in Weaviate and what its roles allow (RBAC); informational unless they cannot be read. */
+  const permissionsCheck = (connection: (typeof connections)[number]) =>
+    driver.permissions(connection.id).pipe(
+      Effect.timeout("5 seconds"),
+      Effect.match({
+        onSuccess: ({ value }): Check =>
+          check(`permissions:${connection.id}`, `permissions of ${connection.name}`, "ok",
+            value._tag === "Rbac"
+              ? Permissions.line(value)
+              : `${Permissions.line(value)}; writes are not checked against Weaviate permissions before approval`),
+        onFailure: (error): Check =>
+          check(`permissions:${connection.id}`, `permissions of ${connection.name}`, "warn", `its user and permissions cannot be read (GET /v1/users/own-info): ${error.message}`,
             `weaviate-mcp connections test ${connection.name}`)
       })
     )
@@ -243,7 +264,9 @@ const connectionChecks = Effect.gen(function*() {
         ]
       }),
       Effect.flatMap((checks) =>
-        checks[0]?.status === "ok" ? Effect.map(clusterCheck(connection), (cluster) => [...checks, cluster]) : Effect.succeed(checks))
+        checks[0]?.status === "ok"
+          ? Effect.map(Effect.all([clusterCheck(connection), permissionsCheck(connection)], { concurrency: 2 }), (more) => [...checks, ...more])
+          : Effect.succeed(checks))
     ), { concurrency: 4 })
   return results.flat()
 })

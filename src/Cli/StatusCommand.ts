@@ -3,7 +3,8 @@
  * only if owned by the current user, mode 0600, its pid alive) and `server/discover` on its port
  * (which must answer with the same `instanceId`); the daemon's state file adds the resolved approval
  * mode; settings.json says whether AI access is paused; tokens.json gives the token count; each
- * connection is checked (`GET /v1/meta`, 5 s). Exit 1 when the daemon is not running.
+ * connection is checked (`GET /v1/meta`, 5 s), with the Weaviate user behind it and what its roles
+ * allow (RBAC). Exit 1 when the daemon is not running.
  *
  * @since 0.1.0
  */
@@ -17,6 +18,7 @@ import { readState } from "../Activity/Clients.ts"
 import { ConnectionStore } from "../Driver/ConnectionStore.ts"
 import * as Cluster from "../Driver/Cluster.ts"
 import { Driver } from "../Driver/Driver.ts"
+import * as Permissions from "../Driver/Permissions.ts"
 import * as Handshake from "../Daemon/Handshake.ts"
 import { Home } from "../Base/Home.ts"
 import * as Pause from "../Daemon/Pause.ts"
@@ -109,16 +111,24 @@ export const statusCommand = Command.make("status", { home: CommonOptions.home, 
     const connections = yield* (yield* ConnectionStore).list
     const driver = yield* Driver
     const health = yield* Effect.forEach(connections, (connection) =>
-      Effect.zip(driver.health(connection.id), driver.cluster(connection.id)).pipe(
+      Effect.all([
+        driver.health(connection.id),
+        driver.cluster(connection.id).pipe(
+          // A user without `read_nodes` (RBAC): the cluster is not known, the connection still answers.
+          Effect.catchTag("PermissionDenied", (denied) => Effect.succeed<Cluster.Status>({ health: "unavailable", nodes: [], problems: [], error: denied.message }))
+        ),
+        Effect.option(driver.permissions(connection.id))
+      ], { concurrency: 3 }).pipe(
         Effect.timeout("5 seconds"),
         Effect.match({
-          onSuccess: ([h, cluster]) => ({
+          onSuccess: ([h, cluster, access]) => ({
             id: connection.id,
             name: connection.name,
             ok: true,
             version: h.version,
             latencyMs: h.latencyMs,
-            cluster: { health: cluster.health, summary: Cluster.summary(cluster), nodes: cluster.nodes }
+            cluster: { health: cluster.health, summary: Cluster.summary(cluster), nodes: cluster.nodes },
+            ...(access._tag === "Some" ? { permissions: Permissions.toJson(access.value.value) } : {})
           }),
           onFailure: (e) => ({ id: connection.id, name: connection.name, ok: false, error: e.message })
         })
@@ -146,7 +156,10 @@ export const statusCommand = Command.make("status", { home: CommonOptions.home, 
       `  AI access:   ${paused ? "PAUSED (weaviate-mcp resume)" : "on"}`,
       `  tokens:      ${tokens} active`,
       `  connections: ${health.length === 0 ? "none" : ""}`,
-      ...health.map((h) => `    ${h.ok ? "ok  " : "FAIL"} ${h.name} (${h.id})${"version" in h ? ` Weaviate ${h.version}, ${h.latencyMs} ms, cluster ${h.cluster.summary}` : `: ${h.error}`}`)
+      ...health.flatMap((h) => [
+        `    ${h.ok ? "ok  " : "FAIL"} ${h.name} (${h.id})${"version" in h ? ` Weaviate ${h.version}, ${h.latencyMs} ms, cluster ${h.cluster.summary}` : `: ${h.error}`}`,
+        ...("permissions" in h && h.permissions !== undefined ? [`         ${Permissions.line(h.permissions)}`] : [])
+      ])
     ].join("\n"))
   }).pipe(
     Effect.provide(TokenStore.layerOneShot),

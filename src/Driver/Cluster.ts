@@ -17,7 +17,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import { type AuthenticationFailed, ClusterDegraded, ConsistencyNotReached } from "./DriverError.ts"
+import { type AuthenticationFailed, ClusterDegraded, ConsistencyNotReached, type PermissionDenied } from "./DriverError.ts"
 import type * as WeaviateHttp from "./WeaviateHttp.ts"
 
 // ===== Models =====
@@ -128,6 +128,8 @@ export const nodes = Effect.fn("Cluster.nodes")(function*(
  */
 export const members = (http: WeaviateHttp.WeaviateHttp): Effect.Effect<ReadonlyArray<string> | undefined, AuthenticationFailed> =>
   http.request({ method: "GET", path: "/v1/cluster/statistics", timeoutMs: STATUS_TIMEOUT_MS }).pipe(
+    // A user without `read_cluster` (RBAC): the members are not known, the nodes still are.
+    Effect.catchTag("PermissionDenied", () => Effect.succeed({ status: 403, contentType: undefined, text: "", json: undefined })),
     Effect.map((response) => {
       if (response.status !== 200) return undefined
       const names = new Set<string>()
@@ -184,7 +186,8 @@ export const assess = (listed: ReadonlyArray<Node>, expected: ReadonlyArray<stri
 }
 
 /**
- * The cluster's status. Only an authentication failure fails: a cluster that cannot say is
+ * The cluster's status. Only an authentication failure, or a user without the permission to read
+ * the nodes (RBAC `read_nodes`), fails: a cluster that cannot say is
  * `unavailable`, with why.
  *
  * @category requests
@@ -196,7 +199,7 @@ export const status = Effect.fn("Cluster.status")(function*(
   const [listed, expected] = yield* Effect.all([Effect.either(nodes(http, options)), members(http)], { concurrency: 2 })
   if (listed._tag === "Left") {
     const error = listed.left
-    if (error._tag === "AuthenticationFailed") return yield* error
+    if (error._tag === "AuthenticationFailed" || error._tag === "PermissionDenied") return yield* (error as AuthenticationFailed | PermissionDenied)
     return { health: "unavailable", nodes: [], problems: [], error: error.message } satisfies Status as Status
   }
   return assess(listed.right, expected) as Status
@@ -267,6 +270,7 @@ export const shards = (http: WeaviateHttp.WeaviateHttp, collection: string) =>
 /**
  * Replication, sharding and each shard's nodes and readiness of a collection (its class as the schema
  * returned it): the shards route for readiness, the verbose nodes of the collection for who holds what.
+ * Without the permission to read them (RBAC `read_tenants`, `read_nodes`), only the settings.
  *
  * @category requests
  */
@@ -285,9 +289,14 @@ export const placement = Effect.fn("Cluster.placement")(function*(
     sharding: { desiredCount: numberOr(shardingConfig["desiredCount"], 1), actualCount: numberOr(shardingConfig["actualCount"], 1) }
   }
   if (collection.multiTenancy) return base satisfies Placement as Placement
-  const [listed, held] = yield* Effect.all([shards(http, collection.name), nodes(http, { verbose: true, collection: collection.name })], {
+  const read = yield* Effect.all([shards(http, collection.name), nodes(http, { verbose: true, collection: collection.name })], {
     concurrency: 2
-  })
+  }).pipe(
+    // A user whose roles do not let it read the shards or the nodes (RBAC) still gets the collection's settings.
+    Effect.catchTag("PermissionDenied", () => Effect.succeed(undefined))
+  )
+  if (read === undefined) return base satisfies Placement as Placement
+  const [listed, held] = read
   const placed = listed.map((shard): ShardPlacement => {
     const holders = held.filter((n) => n.status === "HEALTHY" && (n.shards ?? []).some((s) => s.name === shard.name))
     const copies = held.flatMap((n) => (n.shards ?? []).filter((s) => s.name === shard.name))

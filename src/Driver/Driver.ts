@@ -5,6 +5,11 @@
  * rebuilt. An authentication failure on any call drops the session, so a revoked key makes the next
  * health check fail and the connection drop; saving a new key and calling again reconnects.
  *
+ * Each session also knows what the connection's database user may do (`Permissions`, Weaviate's
+ * RBAC), read on `connect` or on first need and again with a new key (a new session): writes check
+ * it before they ask for approval (`checkPermission`). Weaviate's 403 (`PermissionDenied`) keeps the
+ * session but has the permissions read again, and is told in the same words as the check.
+ *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
@@ -28,12 +33,14 @@ import type {
   CollectionNotFound,
   ConnectionFailed,
   FilterRefused,
+  PermissionDenied,
   RequestError,
   TenantForbidden
 } from "./DriverError.ts"
 import { MAX_TENANTS_SHOWN, StatementRefused, TenantRefused, UnexpectedResponse } from "./DriverError.ts"
 import * as FilterBuilder from "./FilterBuilder.ts"
 import * as GraphqlEditor from "./GraphqlEditor.ts"
+import * as Permissions from "./Permissions.ts"
 import * as Grid from "./Grid.ts"
 import * as RestConsole from "./RestConsole.ts"
 import * as RowEdits from "./RowEdits.ts"
@@ -75,8 +82,19 @@ export type ConnectionRef = string | Connection
 
 /** @category models */
 export interface Service {
-  /** Connects (or reuses the live session) and checks health. */
+  /** Connects (or reuses the live session), checks health and reads what the connection's user may do. */
   readonly connect: (connection: ConnectionRef) => Effect.Effect<Health, LookupError | RequestError>
+  /** What the connection's database user may do (`Permissions.read`), from the session's cache. */
+  readonly permissions: (connection: ConnectionRef) => Effect.Effect<StaleCache.Read<Permissions.Access>, LookupError | RequestError>
+  /**
+   * Fails with `PermissionDenied` when the connection's database user may not do every target
+   * (Weaviate RBAC), before anything is sent; succeeds when it may, or when Weaviate does not say
+   * (no RBAC, or the permissions cannot be read now: Weaviate decides when the request is sent).
+   */
+  readonly checkPermission: (
+    connection: ConnectionRef,
+    targets: Permissions.Target | ReadonlyArray<Permissions.Target>
+  ) => Effect.Effect<void, LookupError | RequestError>
   /** `GET /v1/meta`; an authentication failure drops the session. */
   readonly health: (connection: ConnectionRef) => Effect.Effect<Health, LookupError | RequestError>
   /** The cluster's nodes and health (`Cluster.status`); verbose adds shard and object counts. */
@@ -227,7 +245,7 @@ export interface Service {
   readonly rest: (
     connection: ConnectionRef,
     statement: string | RestConsole.ConsoleRequest
-  ) => Effect.Effect<RestConsole.ConsoleResult, LookupError | AuthenticationFailed | ConnectionFailed | StatementRefused>
+  ) => Effect.Effect<RestConsole.ConsoleResult, LookupError | AuthenticationFailed | PermissionDenied | ConnectionFailed | StatementRefused>
   /** A typed `Aggregate` of a collection (`Aggregate`): grouped or not, its tenant checked like any read. */
   readonly aggregate: (
     connection: ConnectionRef,
@@ -436,6 +454,9 @@ const watched = (
   return { ...http, request: (request) => told(request, http.request(request)), requestOk: (request) => told(request, http.requestOk(request)) }
 }
 
+const isPermissionDenied = (error: unknown): error is PermissionDenied =>
+  typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "PermissionDenied"
+
 const encodeConnection = Schema.encodeSync(Connection)
 
 const encodedSettings = new WeakMap<Connection, string>()
@@ -458,6 +479,7 @@ const fingerprintOf = (connection: Connection) => {
 const makeSessions = Effect.gen(function*() {
   const sessions = yield* SynchronizedRef.make(new Map<string, Session>())
   const ttlMs = yield* CollectionSchema.CacheTtl
+  const permissionsTtlMs = yield* SessionCaches.PermissionsTtl
   const tenantTtlMs = ttlMs <= 0 ? 0 : yield* SessionCaches.TenantCacheTtl
   const shardTtlMs = ttlMs <= 0 ? 0 : yield* SessionCaches.ShardStatusTtl
 
@@ -479,7 +501,7 @@ const makeSessions = Effect.gen(function*() {
       const listeners: Array<(request: WeaviateHttp.Request) => void> = [schema.afterRequest]
       let caches: SessionCaches.SessionCaches | undefined
       const session = watched(http, listeners, () => caches?.clear())
-      caches = SessionCaches.make(session, { ttlMs, shardTtlMs, tenantTtlMs, scope })
+      caches = SessionCaches.make(session, { ttlMs, shardTtlMs, tenantTtlMs, permissionsTtlMs, scope })
       listeners.push(caches.afterRequest)
       return { id: connection.id, fingerprint: fingerprintOf(connection), http: session, schema, caches, scope } satisfies Session
     })
@@ -534,11 +556,17 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
 
     const http = (ref: ConnectionRef) => Effect.map(Effect.flatMap(resolve(ref), sessionFor), (session) => session.http)
 
-    /** Runs `f` on the connection's session; an authentication failure drops the session. */
+    /**
+     * Runs `f` on the connection's session; an authentication failure drops the session, Weaviate's
+     * 403 has the permissions read again (they changed since they were read).
+     */
     const withSession = <A, E, R>(ref: ConnectionRef, f: (session: Session, connection: Connection) => Effect.Effect<A, E, R>) =>
       Effect.flatMap(resolve(ref), (connection) =>
         sessionFor(connection).pipe(
-          Effect.flatMap((session) => f(session, connection)),
+          Effect.flatMap((session) =>
+            Effect.tapError(f(session, connection), (error) =>
+              isPermissionDenied(error) ? Effect.sync(session.caches.clearPermissions) : Effect.void)
+          ),
           Effect.tapError((error) =>
             typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "AuthenticationFailed"
               ? drop(connection.id)
@@ -577,6 +605,28 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
 
     const health = (name: ConnectionRef) => withHttp(name, (h) => checkHealth(h))
 
+    const permissions = (name: ConnectionRef) => withSession(name, (session) => session.caches.permissions)
+
+    // Outside `withSession`: the check's own refusal is no sign that the permissions changed.
+    const checkPermission = (name: ConnectionRef, targets: Permissions.Target | ReadonlyArray<Permissions.Target>) =>
+      Effect.flatMap(
+        permissions(name).pipe(
+          Effect.map((read): Permissions.Access | undefined => read.value),
+          // Permissions that cannot be read now (a server error) are not guessed: Weaviate decides.
+          Effect.catchTags({ DatabaseRefused: () => Effect.succeed(undefined), UnexpectedResponse: () => Effect.succeed(undefined) })
+        ),
+        (access) =>
+          access === undefined
+            ? Effect.void
+            : Effect.forEach(Array.isArray(targets) ? targets : [targets as Permissions.Target], (target) => Permissions.check(access, target), { discard: true })
+      )
+
+    /** Weaviate's 403 of a planned request, in the words of `checkPermission`. */
+    const explained = <A, E, R>(name: ConnectionRef, targets: ReadonlyArray<Permissions.Target>, sent: (session: Session) => Effect.Effect<A, E, R>) =>
+      withSession(name, (session) =>
+        Effect.catchAll(sent(session), (error) =>
+          Effect.fail(isPermissionDenied(error) ? Permissions.explain(error, session.caches.peekPermissions(), targets) : error)))
+
     const test = (connection: Connection) => Effect.scoped(Effect.flatMap(WeaviateHttp.make(connection), checkHealth))
 
     const disconnect = Effect.fnUntraced(function*(name: ConnectionRef) {
@@ -595,8 +645,11 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
         }))
 
     return Driver.of({
-      connect: health,
+      connect: (name) =>
+        Effect.zipLeft(health(name), Effect.ignore(permissions(name)), { concurrent: true }),
       health,
+      permissions,
+      checkPermission,
       cluster: Effect.fn("Driver.cluster")((name: ConnectionRef, options?: { readonly verbose?: boolean }) =>
         withHttp(name, (h) => Cluster.status(h, options))
       ),
@@ -638,11 +691,16 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
                     collection: c,
                     request: RowEdits.planDestructive(c, { _tag: "deleteWhere", where: FilterBuilder.toRestWhere(where), tenant })
                   }))),
-      sendDestructive: (name, request) => withHttp(name, (h) => RowEdits.sendDestructive(h, request).pipe(Cluster.explain(h, { write: true }))),
+      sendDestructive: (name, request) =>
+        explained(name, Permissions.targetsOf(request), ({ http: h }) => RowEdits.sendDestructive(h, request).pipe(Cluster.explain(h, { write: true }))),
       sendRowEdit: (name, request) =>
-        withHttp(name, (h) => RowEdits.send(h, request).pipe(Cluster.explain(h, { write: true, level: request.query["consistency_level"] }))),
+        explained(name, Permissions.targetsOf(request), ({ http: h }) =>
+          RowEdits.send(h, request).pipe(Cluster.explain(h, { write: true, level: request.query["consistency_level"] }))),
       graphql: (name, query, options) => withSession(name, (session, connection) => graphqlOn(session.http, connection, query, options)),
-      rest: (name, statement) => withHttp(name, (h) => RestConsole.run(h, statement))
+      rest: (name, statement) =>
+        typeof statement === "string"
+          ? withHttp(name, (h) => RestConsole.run(h, statement))
+          : explained(name, Permissions.targetsOf({ ...statement, body: RestConsole.bodyJson(statement) }), ({ http: h }) => RestConsole.run(h, statement))
     })
   })
 

@@ -23,6 +23,70 @@ export class AuthenticationFailed extends Schema.TaggedError<AuthenticationFaile
 }
 
 /**
+ * The database user behind the connection may not do this: its Weaviate roles (RBAC) do not allow
+ * it. Raised before anything is sent when the permissions read from `GET /v1/users/own-info` say so
+ * (`Permissions.check`), and for Weaviate's own 403 (the permissions changed since they were read),
+ * with the same words. Not an authentication failure: the key was accepted.
+ *
+ * @category errors
+ */
+export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("PermissionDenied", {
+  /** The Weaviate user (`username` of own-info, or as Weaviate's 403 names it), when known. */
+  user: Schema.optional(Schema.String),
+  /** The Weaviate action, e.g. `create_data`, when known. */
+  action: Schema.optional(Schema.String),
+  collection: Schema.optional(Schema.String),
+  tenant: Schema.optional(Schema.String),
+  /** Weaviate's own message, for a 403 whose action or collection could not be read from it. */
+  detail: Schema.optional(Schema.String)
+}) {
+  /**
+   * Weaviate's 403 (`rbac: authorization, forbidden action: user 'alice' has insufficient permissions
+   * to create_data [[Domain: data, Collection: Article, Tenant: *, Object: *]]`) read into its parts;
+   * what cannot be read stays in `detail`.
+   */
+  static fromWeaviate(detail: string): PermissionDenied {
+    const user = /user '([^']*)'/.exec(detail)?.[1]
+    const forbidden = /insufficient permissions to ([a-z]+_[a-z_]+) \[(.*)\]/.exec(detail)
+    const collection = forbidden === null ? undefined : /Collection: ([^,\]]+)/.exec(forbidden[2]!)?.[1]?.trim()
+    const tenant = forbidden === null ? undefined : /Tenant: ([^,\]]+)/.exec(forbidden[2]!)?.[1]?.trim()
+    return new PermissionDenied({
+      ...(user !== undefined ? { user } : {}),
+      ...(forbidden !== null && collection !== undefined && collection !== "*"
+        ? { action: forbidden[1]!, collection, ...(tenant !== undefined ? { tenant } : {}) }
+        : { detail })
+    })
+  }
+
+  override get message() {
+    const who = this.user === undefined ? "the Weaviate user of this connection" : `the Weaviate user ${JSON.stringify(this.user)}`
+    if (this.action === undefined || this.collection === undefined) {
+      return `${who} is not allowed to do this${this.detail === undefined ? "" : ` (HTTP 403: ${this.detail})`}`
+    }
+    const tenant = this.tenant === undefined || this.tenant === "*" ? "" : ` (tenant ${JSON.stringify(this.tenant)})`
+    return `${who} has no permission to ${actionPhrase(this.action, this.collection)}${tenant}`
+  }
+}
+
+/** "create data in "Article"", "delete the collection "Article"", … */
+const actionPhrase = (action: string, collection: string): string => {
+  const at = action.indexOf("_")
+  const verb = at < 0 ? action : action.slice(0, at)
+  const domain = at < 0 ? "" : action.slice(at + 1)
+  const name = JSON.stringify(collection)
+  switch (domain) {
+    case "data":
+      return `${verb} data in ${name}`
+    case "collections":
+      return `${verb === "update" ? "change" : verb} the collection ${name}`
+    case "tenants":
+      return `${verb} tenants in ${name}`
+    default:
+      return `${action.replace(/_/g, " ")} (${name})`
+  }
+}
+
+/**
  * TLS or network failure (refused, reset, timed out, certificate not trusted, wrong protocol).
  *
  * @category errors
@@ -149,7 +213,7 @@ export class ClusterDegraded extends Schema.TaggedError<ClusterDegraded>()("Clus
 }
 
 /** Every error a call to the database can end with. @category errors */
-export type RequestError = AuthenticationFailed | ConnectionFailed | DatabaseRefused | UnexpectedResponse | ConsistencyNotReached | ClusterDegraded
+export type RequestError = AuthenticationFailed | PermissionDenied | ConnectionFailed | DatabaseRefused | UnexpectedResponse | ConsistencyNotReached | ClusterDegraded
 
 /**
  * A tenant that cannot be used: none given for a multi-tenant collection (the message lists at most

@@ -10,7 +10,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { type AuthenticationFailed, type ConnectionFailed, StatementRefused } from "./DriverError.ts"
+import { type AuthenticationFailed, type ConnectionFailed, type PermissionDenied, StatementRefused } from "./DriverError.ts"
 import * as GraphqlEditor from "./GraphqlEditor.ts"
 import type { Method, WeaviateHttp } from "./WeaviateHttp.ts"
 
@@ -115,6 +115,13 @@ export const parse = (text: string): Either.Either<ConsoleRequest, StatementRefu
  *
  * @category parsing
  */
+/**
+ * A request's body as JSON (undefined when it has none; `parse` made sure it is valid JSON).
+ *
+ * @category parsing
+ */
+export const bodyJson = (request: ConsoleRequest): unknown => (request.body === undefined ? undefined : JSON.parse(request.body))
+
 export const format = (request: ConsoleRequest): string =>
   `${request.method} ${request.path}${request.body !== undefined ? `\n${request.body}` : ""}`
 
@@ -174,14 +181,15 @@ export interface ConsoleResult {
 
 /**
  * Runs a console statement (parsed here when given as text; a parsed request is sent as it is). Any
- * HTTP status is a result (`ok` is false outside 2xx); 401/403 fail with `AuthenticationFailed`.
+ * HTTP status is a result (`ok` is false outside 2xx); 401 fails with `AuthenticationFailed`, 403 with
+ * `PermissionDenied`.
  *
  * @category requests
  */
 export const run = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   statement: string | ConsoleRequest
-): Effect.fn.Return<ConsoleResult, StatementRefused | AuthenticationFailed | ConnectionFailed> {
+): Effect.fn.Return<ConsoleResult, StatementRefused | AuthenticationFailed | PermissionDenied | ConnectionFailed> {
   return yield* send(http, typeof statement === "string" ? yield* parse(statement) : statement)
 })
 
@@ -193,7 +201,7 @@ export const run = Effect.fnUntraced(function*(
 export const send = Effect.fnUntraced(function*(
   http: WeaviateHttp,
   request: ConsoleRequest
-): Effect.fn.Return<ConsoleResult, AuthenticationFailed | ConnectionFailed> {
+): Effect.fn.Return<ConsoleResult, AuthenticationFailed | PermissionDenied | ConnectionFailed> {
   const [path, query] = splitQuery(request.path)
   const response = yield* http.request({
     method: request.method,

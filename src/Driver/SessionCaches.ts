@@ -7,6 +7,10 @@
  *
  * A request the database did not answer clears them all (`clear`): the next listing waits for a
  * fresh read, and fails if the server is gone, instead of hiding it behind a cached schema.
+ * The permissions of the connection's user (`GET /v1/users/own-info`, `Permissions.read`) are kept
+ * too, read again after their own time to live and at once after Weaviate refused a request with 403
+ * (`clearPermissions`: they changed since they were read).
+ *
  * Our own writes clear what they may change (`afterRequest`): a write under `/v1/schema` clears the
  * schema and shard status, and the tenants of the collection it names; an object write clears the
  * schema unless every property it names is known (Weaviate's auto-schema), and the tenants of
@@ -19,6 +23,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import * as CollectionSchema from "./CollectionSchema.ts"
+import * as Permissions from "./Permissions.ts"
 import { type RequestError, UnexpectedResponse } from "./DriverError.ts"
 import * as StaleCache from "./StaleCache.ts"
 import * as TenantIndex from "./TenantIndex.ts"
@@ -45,6 +50,17 @@ export class TenantCacheTtl extends Context.Reference<TenantCacheTtl>()("weaviat
  */
 export class ShardStatusTtl extends Context.Reference<ShardStatusTtl>()("weaviate-mcp/SessionCaches/ShardStatusTtl", {
   defaultValue: () => 2_000
+}) {}
+
+/**
+ * How long the permissions of a connection's user are reused before they are read again in the
+ * background (milliseconds). Default 60,000: roles change rarely, and a 403 from Weaviate has them
+ * read again at once. Independent of the schema cache time.
+ *
+ * @category cache
+ */
+export class PermissionsTtl extends Context.Reference<PermissionsTtl>()("weaviate-mcp/SessionCaches/PermissionsTtl", {
+  defaultValue: () => 60_000
 }) {}
 
 /** The collections whose tenant lists one session keeps at most (the least recently used goes). @category constants */
@@ -74,6 +90,12 @@ export interface SessionCaches {
    */
   readonly unreadyShards: StaleCache.StaleCache<ShardReadiness, RequestError>["get"]
   readonly tenants: (collection: CollectionSchema.Collection) => Effect.Effect<StaleCache.Read<TenantIndex.TenantIndex>, RequestError>
+  /** What the connection's user may do (`Permissions.read`). */
+  readonly permissions: StaleCache.StaleCache<Permissions.Access, RequestError>["get"]
+  /** The permissions held now, without reading (undefined before the first read). */
+  readonly peekPermissions: () => Permissions.Access | undefined
+  /** Drops the permissions (Weaviate answered 403: they changed since they were read). */
+  readonly clearPermissions: () => void
   readonly afterRequest: (request: WeaviateHttp.Request) => void
   /** Drops everything (the database did not answer a request: what it holds is read again before it is served). */
   readonly clear: () => void
@@ -96,7 +118,7 @@ const readCatalog = (http: WeaviateHttp.WeaviateHttp): Effect.Effect<Catalog, Re
 const readUnready = (http: WeaviateHttp.WeaviateHttp): Effect.Effect<ShardReadiness, RequestError> =>
   Effect.flatMap(
     http.request({ method: "GET", path: "/v1/nodes", query: { output: "verbose" }, raw: true }).pipe(
-      Effect.catchTag("AuthenticationFailed", () => Effect.succeed(undefined))
+      Effect.catchTags({ AuthenticationFailed: () => Effect.succeed(undefined), PermissionDenied: () => Effect.succeed(undefined) })
     ),
     (response): Effect.Effect<ShardReadiness, RequestError> => response === undefined || response.status !== 200 ? Effect.succeed(undefined) : Effect.map(parsed("GET /v1/nodes", response.text), (json) => {
       const unready = new Map<string, Array<UnreadyShard>>()
@@ -159,9 +181,19 @@ const knownProperties = (catalog: Catalog | undefined, request: WeaviateHttp.Req
  */
 export const make = (
   http: WeaviateHttp.WeaviateHttp,
-  options: { readonly ttlMs: number; readonly shardTtlMs: number; readonly tenantTtlMs: number; readonly scope: Scope.Scope }
+  options: {
+    readonly ttlMs: number
+    readonly shardTtlMs: number
+    readonly tenantTtlMs: number
+    readonly permissionsTtlMs?: number
+    readonly scope: Scope.Scope
+  }
 ): SessionCaches => {
   const catalog = StaleCache.make(readCatalog(http), { ttlMs: options.ttlMs, scope: options.scope })
+  const permissions = StaleCache.make(Permissions.read(http), {
+    ttlMs: options.permissionsTtlMs ?? 60_000,
+    scope: options.scope
+  })
   const unready = StaleCache.make(readUnready(http), { ttlMs: options.shardTtlMs, scope: options.scope })
   // Insertion order is recency: a list read is moved to the end; the first goes past the bound.
   const tenantLists = new Map<string, { readonly collection: CollectionSchema.Collection; readonly cache: StaleCache.StaleCache<TenantIndex.TenantIndex, RequestError> }>()
@@ -197,8 +229,18 @@ export const make = (
   const clear = () => {
     catalog.clear()
     unready.clear()
+    permissions.clear()
     for (const entry of tenantLists.values()) entry.cache.clear()
   }
 
-  return { catalog: catalog.get, unreadyShards: unready.get, tenants, afterRequest, clear }
+  return {
+    catalog: catalog.get,
+    unreadyShards: unready.get,
+    tenants,
+    permissions: permissions.get,
+    peekPermissions: permissions.peek,
+    clearPermissions: permissions.clear,
+    afterRequest,
+    clear
+  }
 }

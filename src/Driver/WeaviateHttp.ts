@@ -32,6 +32,7 @@ import {
   AuthenticationFailed,
   ConnectionFailed,
   DatabaseRefused,
+  PermissionDenied,
   type RequestError,
   UnexpectedResponse
 } from "./DriverError.ts"
@@ -107,7 +108,7 @@ const timedOut = (connection: Connection, req: Request, timeoutMs: number) =>
     code: TIMEOUT_CODE
   })
 
-/** A response with any status (401 and 403 are already turned into `AuthenticationFailed`). @category models */
+/** A response with any status (401 is already turned into `AuthenticationFailed`, 403 into `PermissionDenied`). @category models */
 export interface Response {
   readonly status: number
   readonly contentType: string | undefined
@@ -137,8 +138,11 @@ export interface GraphqlResponse {
 export interface WeaviateHttp {
   readonly connection: Connection
   readonly baseUrl: string
-  /** Any status is returned; 401/403 fail with `AuthenticationFailed`, transport errors with `ConnectionFailed`. */
-  readonly request: (request: Request) => Effect.Effect<Response, AuthenticationFailed | ConnectionFailed>
+  /**
+   * Any status is returned; 401 fails with `AuthenticationFailed`, 403 with `PermissionDenied` (the key
+   * was accepted, its user may not do this), transport errors with `ConnectionFailed`.
+   */
+  readonly request: (request: Request) => Effect.Effect<Response, AuthenticationFailed | PermissionDenied | ConnectionFailed>
   /** Like `request`, but a status other than 2xx fails with `DatabaseRefused` carrying the server's message. */
   readonly requestOk: (request: Request) => Effect.Effect<Response, RequestError>
   /** `POST /v1/graphql`; HTTP errors fail, GraphQL `errors` are returned with the data. */
@@ -234,7 +238,7 @@ export const make = (
     if (secret !== undefined) Redaction.global.register(secret)
     const scrub = Redaction.global.redact
 
-    const request = (req: Request): Effect.Effect<Response, AuthenticationFailed | ConnectionFailed> =>
+    const request = (req: Request): Effect.Effect<Response, AuthenticationFailed | PermissionDenied | ConnectionFailed> =>
       Effect.flatMap(FiberRef.get(Tracing.currentTraceState), (traceState) => send(req, traceState))
 
     const send = makeSend({ undici, agent, baseUrl, connection, secret, scrub, timeouts })
@@ -353,7 +357,7 @@ const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts, undici 
    * that sent `traceparent`), the request is a client span whose id goes out in `traceparent` (and
    * `b3`), as `http.client <METHOD>` with the HTTP semantic-convention attributes.
    */
-  const send = (req: Request, traceState: string | undefined): Effect.Effect<Response, AuthenticationFailed | ConnectionFailed> => {
+  const send = (req: Request, traceState: string | undefined): Effect.Effect<Response, AuthenticationFailed | PermissionDenied | ConnectionFailed> => {
     const headers: Record<string, string> = { accept: "application/json" }
     if (secret !== undefined) headers.authorization = `Bearer ${secret}`
     if (traceState !== undefined) headers.tracestate = traceState
@@ -482,9 +486,8 @@ export const serverMessage = (response: Pick<Response, "status" | "text" | "json
 
 const authFailure = (connection: Connection, response: Response, scrub: (s: string) => string) => {
   const detail = scrub(serverMessage(response))
-  const reason = response.status === 403
-    ? `the API key is not allowed to do this (HTTP 403: ${detail})`
-    : connection.authMethod === "none"
+  if (response.status === 403) return PermissionDenied.fromWeaviate(detail)
+  const reason = connection.authMethod === "none"
     ? `the node requires an API key but Auth Method is None; set Auth Method to API Key (HTTP 401: ${detail})`
     : `the API key was rejected (HTTP 401: ${detail})`
   return new AuthenticationFailed({ reason, status: response.status })

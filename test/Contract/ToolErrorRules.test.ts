@@ -28,12 +28,13 @@ const expectToolError = (result: CallToolResult, code: string) => {
 }
 
 describe("Contract: tool errors", () => {
-  it("Tool errors: a database failure maps to the contract's codes (not_connected, not_found, timeout, unsupported, query_failed, invalid_argument, denied, internal_failure)", () => {
+  it("Tool errors: a database failure maps to the contract's codes (not_connected, not_found, timeout, unsupported, query_failed, invalid_argument, denied, internal_failure); a Weaviate permission refused is denied", () => {
     const cases: Array<[{ readonly _tag: string; readonly message: string }, string]> = [
       [new DriverError.ConnectionFailed({ reason: "refused" }), "not_connected"],
       [new DriverError.ConnectionFailed({ reason: "no answer in 10 s", code: "TIMEOUT" }), "timeout"],
       [new DriverError.AuthenticationFailed({ reason: "key rejected", status: 401 }), "not_connected"],
       [new DriverError.AuthenticationFailed({ reason: "forbidden", status: 403 }), "denied"],
+      [new DriverError.PermissionDenied({ user: "alice", action: "create_data", collection: "Article" }), "denied"],
       [new DriverError.DatabaseRefused({ status: 404, detail: "no object" }), "not_found"],
       [new DriverError.DatabaseRefused({ status: 504, detail: "gateway" }), "timeout"],
       [new DriverError.DatabaseRefused({ status: 500, detail: "context deadline exceeded" }), "timeout"],

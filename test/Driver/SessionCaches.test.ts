@@ -13,7 +13,7 @@ import { driverLayer } from "../../src/Cli/DriverCli.ts"
 import * as CollectionSchema from "../../src/Driver/CollectionSchema.ts"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
-import { AuthenticationFailed } from "../../src/Driver/DriverError.ts"
+import { PermissionDenied } from "../../src/Driver/DriverError.ts"
 import type * as WeaviateHttp from "../../src/Driver/WeaviateHttp.ts"
 import * as SessionCaches from "../../src/Driver/SessionCaches.ts"
 import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
@@ -129,12 +129,50 @@ describe("the session caches", () => {
   it.scoped("a key that may not read /v1/nodes leaves the shard readiness unknown, without failing the listing", () =>
     Effect.gen(function*() {
       const scope = yield* Effect.scope
-      // Weaviate with RBAC answers 403 to a key without the nodes permission; the driver's HTTP turns that into AuthenticationFailed.
+      // Weaviate with RBAC answers 403 to a key without the nodes permission; the driver's HTTP turns that into PermissionDenied.
       const http = {
         request: (request: WeaviateHttp.Request) =>
-          request.path === "/v1/nodes" ? Effect.fail(new AuthenticationFailed({ reason: "forbidden", status: 403 })) : Effect.dieMessage(`unexpected ${request.path}`)
+          request.path === "/v1/nodes"
+            ? Effect.fail(PermissionDenied.fromWeaviate("rbac: authorization, forbidden action: user 'alice' has insufficient permissions to read_nodes [[Domain: nodes, Verbosity: verbose]]"))
+            : Effect.dieMessage(`unexpected ${request.path}`)
       } as unknown as WeaviateHttp.WeaviateHttp
       const caches = SessionCaches.make(http, { ttlMs: TTL, shardTtlMs: TTL, tenantTtlMs: TENANT_TTL, scope })
       expect((yield* caches.unreadyShards).value).toBeUndefined()
+    }))
+
+  it.scoped("the permissions of the connection's user are read once, again after their time to live, and at once after Weaviate's 403", () =>
+    Effect.gen(function*() {
+      const scope = yield* Effect.scope
+      let reads = 0
+      let roles = ["reader"]
+      const http = {
+        request: (request: WeaviateHttp.Request) =>
+          request.path === "/v1/users/own-info"
+            ? Effect.sync(() => {
+              reads++
+              const json = { username: "alice", roles: roles.map((name) => ({ name, permissions: [{ action: "read_data", data: { collection: "*" } }] })) }
+              return { status: 200, contentType: "application/json", text: JSON.stringify(json), json }
+            })
+            : Effect.dieMessage(`unexpected ${request.path}`)
+      } as unknown as WeaviateHttp.WeaviateHttp
+      const PERMISSIONS_TTL = 60_000
+      const caches = SessionCaches.make(http, { ttlMs: TTL, shardTtlMs: TTL, tenantTtlMs: TENANT_TTL, permissionsTtlMs: PERMISSIONS_TTL, scope })
+      const rolesNow = Effect.map(caches.permissions, (read) => (read.value._tag === "Rbac" ? read.value.roles.map((r) => r.name) : []))
+      expect(yield* rolesNow).toEqual(["reader"])
+      roles = ["reader", "writer"]
+      yield* TestClock.adjust(PERMISSIONS_TTL - 1)
+      expect(yield* rolesNow).toEqual(["reader"])
+      expect(reads).toBe(1)
+      // Past the time to live: served stale while read again in the background.
+      yield* TestClock.adjust(2)
+      expect(yield* rolesNow).toEqual(["reader"])
+      for (let i = 0; i < 10 && reads < 2; i++) yield* Effect.yieldNow()
+      expect(reads).toBe(2)
+      expect(yield* rolesNow).toEqual(["reader", "writer"])
+      // Weaviate's 403: the next caller waits for a fresh read.
+      roles = ["writer"]
+      caches.clearPermissions()
+      expect(yield* rolesNow).toEqual(["writer"])
+      expect(reads).toBe(3)
     }))
 })

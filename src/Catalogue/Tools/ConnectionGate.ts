@@ -3,7 +3,9 @@
  * connection (`not_found` when no saved connection has that id or name), check the principal's
  * allowlist and the connection's AI policy (`-33007`; a blocked connection is refused, never
  * described), then first access (asked once per token and connection; may be `input_required`).
- * A write then goes through the approval flow with the exact statement, and runs only on `Execute`.
+ * A write is then checked against what the connection's Weaviate user may do (`requirePermission`,
+ * RBAC: a write Weaviate would refuse is refused before anyone is asked), goes through the approval
+ * flow with the exact statement, and runs only on `Execute`.
  *
  * First access is asked as resources and prompts ask it (`ConnectionAccess.checkFirstAccess`).
  *
@@ -15,6 +17,7 @@ import { ApprovalFlow } from "../../Approval/ApprovalFlow.ts"
 import { FirstAccess } from "../../Approval/FirstAccess.ts"
 import { ConnectionStore } from "../../Driver/ConnectionStore.ts"
 import { Driver } from "../../Driver/Driver.ts"
+import type * as Permissions from "../../Driver/Permissions.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import { RequestContext } from "../../Mcp/Catalogue.ts"
 import * as Principal from "../../Auth/Principal.ts"
@@ -94,3 +97,52 @@ export const approve = Effect.fnUntraced(function*(
       return yield* ToolError.fail("user_cancelled", outcome.reason)
   }
 })
+
+/** The connections already said to have no RBAC, by id: said once per daemon. */
+const toldNoRbac = new Set<string>()
+
+/**
+ * What the connection's Weaviate user may do (the driver's cached `Permissions.read`). The first time
+ * a connection turns out not to be restricted by role (no RBAC, or Weaviate does not say), the
+ * operational log says so, once: its writes are not checked before approval.
+ *
+ * @category combinators
+ */
+export const permissionsOf = (env: ToolEnv, connection: Connection) =>
+  Effect.tap(env.driver.permissions(connection), ({ value }) => {
+    if (value._tag !== "NoRbac" || toldNoRbac.has(connection.id)) return Effect.void
+    toldNoRbac.add(connection.id)
+    return Effect.logInfo(`${connection.name}: writes are not checked against Weaviate permissions before approval: ${value.reason}`).pipe(
+      Effect.annotateLogs({ connection: connection.name })
+    )
+  })
+
+/**
+ * Refuses, before the approval step, a write that the connection's Weaviate user may not do (RBAC):
+ * the tool error `denied: the Weaviate user "x" has no permission to create data in "Article"`.
+ * Every write tool calls it with what it will send: the action (`create_data`, `update_collections`,
+ * `create_tenants`, … in Weaviate's names), the collection and, for tenant data, the tenant. Without
+ * RBAC (or when Weaviate does not say) it lets the write through: Weaviate decides when it is sent.
+ *
+ * @category combinators
+ */
+export const requirePermission = (
+  env: ToolEnv,
+  connection: Connection,
+  action: Permissions.Action,
+  collection: string,
+  tenant?: string
+) =>
+  Effect.zipRight(
+    Effect.ignore(permissionsOf(env, connection)),
+    env.driver.checkPermission(connection, { action, collection, ...(tenant !== undefined ? { tenant } : {}) })
+  )
+
+/**
+ * `requirePermission` for a request that needs several (`Permissions.targetsOf`: a batch, a REST
+ * console line): refused when any one is not allowed.
+ *
+ * @category combinators
+ */
+export const requirePermissions = (env: ToolEnv, connection: Connection, targets: ReadonlyArray<Permissions.Target>) =>
+  targets.length === 0 ? Effect.void : Effect.zipRight(Effect.ignore(permissionsOf(env, connection)), env.driver.checkPermission(connection, targets))

@@ -8,7 +8,8 @@ import * as Schema from "effect/Schema"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import * as Principal from "../../Auth/Principal.ts"
 import * as Cluster from "../../Driver/Cluster.ts"
-import { type ToolEnv, open } from "./ConnectionGate.ts"
+import * as Permissions from "../../Driver/Permissions.ts"
+import { open, permissionsOf, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
@@ -19,6 +20,15 @@ const ClusterNode = Schema.Struct({
   version: Schema.optional(Schema.String),
   shardCount: Schema.optional(Schema.Number),
   objectCount: Schema.optional(Schema.Number)
+})
+
+/** What the connection's Weaviate user may do, as get_connection_status reports it. @category models */
+export const PermissionsField = Schema.Struct({
+  rbac: Schema.Boolean.annotations({ description: "Whether Weaviate restricts this user by role (RBAC); false: Weaviate does not say, nothing is checked beforehand." }),
+  user: Schema.optional(Schema.String.annotations({ description: "The Weaviate user behind the connection's key." })),
+  groups: Schema.optional(Schema.Array(Schema.String)),
+  roles: Schema.Array(Schema.String),
+  summary: Schema.String.annotations({ description: "What the user may do, e.g. \"read: all collections; write: Article, Ticket; no schema changes\"." })
 })
 
 const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false } as const
@@ -75,8 +85,9 @@ export const getConnectionStatus = (env: ToolEnv) =>
     description: "Checks a connection's health through GET /v1/meta (Weaviate version, enabled modules, round-trip latency) " +
       "and its cluster through GET /v1/nodes: every node with its status and version, and the cluster's health: healthy, " +
       "degraded (a node unhealthy, or missing against the Raft members or the shard placement, named in the text) or " +
-      "unavailable. include_shards adds each node's shard and object counts. Fails with not_connected when the database " +
-      "cannot be reached or rejects the key.",
+      "unavailable. include_shards adds each node's shard and object counts. It also names the Weaviate user behind the " +
+      "connection, its roles and what they allow (RBAC), or says that Weaviate does not restrict it by role. Fails with " +
+      "not_connected when the database cannot be reached or rejects the key.",
     input: Schema.Struct({
       connection_id: ConnectionId,
       include_shards: Schema.optional(Schema.Boolean.annotations({
@@ -97,7 +108,8 @@ export const getConnectionStatus = (env: ToolEnv) =>
         nodes: Schema.Array(ClusterNode),
         problems: Schema.Array(Schema.Struct({ node: Schema.String, reason: Schema.Literal("unhealthy", "missing"), detail: Schema.String })),
         members: Schema.optional(Schema.Array(Schema.String))
-      })
+      }),
+      permissions: Schema.optional(PermissionsField)
     }),
     annotations: READ,
     run: Effect.fnUntraced(function*(input) {
@@ -105,7 +117,14 @@ export const getConnectionStatus = (env: ToolEnv) =>
       if (InputRequired.is(connection)) return connection
       // The health check first: its own time-out answers for a database that does not answer at all.
       const health = yield* env.driver.health(connection)
-      const cluster = yield* env.driver.cluster(connection, { verbose: input.include_shards === true })
+      const [cluster, access] = yield* Effect.all([
+        env.driver.cluster(connection, { verbose: input.include_shards === true }).pipe(
+          // A user without `read_nodes` (RBAC) still gets the rest of the status.
+          Effect.catchTag("PermissionDenied", (denied) => Effect.succeed<Cluster.Status>({ health: "unavailable", nodes: [], problems: [], error: denied.message }))
+        ),
+        // Permissions that cannot be read now are left out, not guessed.
+        Effect.option(Effect.map(permissionsOf(env, connection), (read) => read.value))
+      ], { concurrency: 2 })
       const result = {
         connection_id: connection.id,
         name: connection.name,
@@ -126,7 +145,8 @@ export const getConnectionStatus = (env: ToolEnv) =>
           })),
           problems: cluster.problems,
           ...(cluster.members !== undefined ? { members: cluster.members } : {})
-        }
+        },
+        ...(access._tag === "Some" ? { permissions: Permissions.toJson(access.value) } : {})
       }
       const nodeRows = result.cluster.nodes.map((n) => ({
         node: n.name,
@@ -139,6 +159,7 @@ export const getConnectionStatus = (env: ToolEnv) =>
         `${connection.name} (${connection.baseUrl}) is connected: Weaviate ${health.version}, ` +
           `modules: ${health.modules.length === 0 ? "none" : health.modules.join(", ")}, latency ${health.latencyMs} ms\n` +
           `cluster ${result.cluster.summary}\n` +
+          (access._tag === "Some" ? `permissions: ${Permissions.line(access.value)}\n` : "") +
           (nodeRows.length === 0
             ? ""
             : TextTable.render(input.include_shards === true ? ["node", "status", "version", "shards", "objects"] : ["node", "status", "version"], nodeRows))

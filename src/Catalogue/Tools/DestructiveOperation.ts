@@ -16,7 +16,8 @@ import * as InputRequired from "../../Schema/InputRequired.ts"
 import * as RowEdits from "../../Driver/RowEdits.ts"
 import { Forbidden } from "../../Schema/McpErrors.ts"
 import * as Principal from "../../Auth/Principal.ts"
-import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
+import * as Permissions from "../../Driver/Permissions.ts"
+import { approve, open, requirePermissions, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Filters, Table, Tenant, toDriverFilters } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
@@ -83,6 +84,8 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
       if (input.operation === "drop_table" && collection.multiTenancy && Principal.allowedTenants(principal, connection.id, collection.name) !== undefined) {
         return yield* new Forbidden({ message: `Forbidden: a tenant-scoped token cannot drop ${collection.name}, which holds every tenant's rows` })
       }
+      // A drop needs delete_collections, a deletion delete_data (on its tenant): refused before the user is asked.
+      yield* requirePermissions(env, connection, Permissions.targetsOf(request))
       // The user approves exactly the request that is sent.
       const approvedBy = yield* approve(env, connection, RowEdits.format(request), { destructive: true })
       if (InputRequired.is(approvedBy)) return approvedBy

@@ -3,6 +3,7 @@
  * (`<METHOD> <path> [body]`), at most 100 KB.
  *
  * - A console line that writes needs the `tools:write` scope and write permission on the connection,
+ *   is refused before approval when the Weaviate user may not do it (RBAC, `Permissions.targetsOf`),
  *   and runs only after the approval flow says `Execute`, exactly once; the statement shown is the
  *   canonical request (dot segments resolved, see `RestConsole.parse`) with its body, and exactly
  *   that is sent.
@@ -27,7 +28,8 @@ import * as Principal from "../../Auth/Principal.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import { Forbidden, RequestTimeout } from "../../Schema/McpErrors.ts"
 import * as Cluster from "../../Driver/Cluster.ts"
-import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
+import * as Permissions from "../../Driver/Permissions.ts"
+import { approve, open, requirePermissions, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, intBetween, Row, Tenant } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
@@ -237,6 +239,9 @@ export const executeQuery = (env: ToolEnv) =>
           message: "Forbidden: a tenant-scoped token cannot use the REST console on this connection (it reaches every " +
             "tenant); use GraphQL or the row tools with tenant"
         })
+      }
+      if (classification.isWrite) {
+        yield* requirePermissions(env, connection, Permissions.targetsOf({ ...request, body: RestConsole.bodyJson(request) }))
       }
       const approvedBy = classification.isWrite ? yield* approve(env, connection, RestConsole.format(request)) : undefined
       if (InputRequired.is(approvedBy)) return approvedBy

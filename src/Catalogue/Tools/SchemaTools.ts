@@ -8,8 +8,9 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import type { Collection, Property } from "../../Driver/CollectionSchema.ts"
+import * as Permissions from "../../Driver/Permissions.ts"
 import type { Connection } from "../../Schema/Connection.ts"
-import { type ToolEnv, open } from "./ConnectionGate.ts"
+import { open, permissionsOf, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Table } from "./Parameters.ts"
 import * as Paging from "./Paging.ts"
 import * as TextTable from "./TextTable.ts"
@@ -26,6 +27,10 @@ const TableSummary = Schema.Struct({
   count: Schema.optional(Schema.NullOr(Schema.Number)),
   unreadyShards: Schema.optional(Schema.Array(Schema.String).annotations({
     description: "Present when some shard of the collection is not READY: each such shard with its status"
+  })),
+  permissions: Schema.optional(Schema.String.annotations({
+    description: "Present when Weaviate restricts the connection's user by role (RBAC): what it may do with the rows, e.g. " +
+      "\"read\" or \"read, create, update, delete\" (\"none\" when nothing); a write outside it is refused before approval"
   }))
 })
 
@@ -62,13 +67,25 @@ export const positionAfter = <A>(sorted: ReadonlyArray<A>, key: (a: A) => string
   return lo
 }
 
-/** One collection of `list_tables`: its summary, its shards not ready, and its row count when asked. */
+/** What the connection's Weaviate user may do, when Weaviate restricts it by role (RBAC); else undefined. */
+const rbacOf = (env: ToolEnv, connection: Connection) =>
+  permissionsOf(env, connection).pipe(
+    Effect.map((read) => (read.value._tag === "Rbac" ? read.value : undefined)),
+    // Permissions that cannot be read now leave the listing as it was without RBAC.
+    Effect.orElseSucceed(() => undefined)
+  )
+
+/** The data verbs of a collection as list_tables shows them. */
+const verbsText = (access: Permissions.Access, collection: string) => Permissions.dataVerbs(access, collection).join(", ") || "none"
+
+/** One collection of `list_tables`: its summary, its shards not ready, its row count when asked, its permissions under RBAC. */
 const summaryOf = Effect.fnUntraced(function*(
   env: ToolEnv,
   connection: Connection,
   c: Collection,
   unready: ReadonlyArray<{ readonly name: string; readonly status: string }>,
-  withCount: boolean
+  withCount: boolean,
+  access: Permissions.Access | undefined
 ) {
   const count = !withCount
     ? undefined
@@ -82,7 +99,8 @@ const summaryOf = Effect.fnUntraced(function*(
     multiTenancy: c.multiTenancy,
     properties: c.properties.length,
     ...(count !== undefined ? { count } : {}),
-    ...(unready.length > 0 ? { unreadyShards: unready.map((u) => `${u.name} (${u.status})`) } : {})
+    ...(unready.length > 0 ? { unreadyShards: unready.map((u) => `${u.name} (${u.status})`) } : {}),
+    ...(access !== undefined ? { permissions: verbsText(access, c.name) } : {})
   }
 })
 
@@ -102,7 +120,8 @@ export const listTables = (env: ToolEnv) =>
     description: "Lists the collections (tables) of a connection with their vectorizer, multi-tenancy and number of " +
       "properties, 100 per page in name order (limit, cursor; pattern narrows by name). With include_counts the row count of each " +
       "collection of the page is added (null for multi-tenant collections, which are counted per tenant with count_rows). " +
-      "A collection whose shards are not all READY is flagged (unreadyShards).",
+      "A collection whose shards are not all READY is flagged (unreadyShards). When Weaviate restricts the connection's user by " +
+      "role (RBAC), each collection says what that user may do with its rows (permissions).",
     input: Schema.Struct({
       connection_id: ConnectionId,
       include_counts: Schema.optional(Schema.Boolean.annotations({ description: "Also count the rows of each collection of the page (slower)." })),
@@ -118,7 +137,7 @@ export const listTables = (env: ToolEnv) =>
       const connection = yield* open(env, input.connection_id, "read")
       if (InputRequired.is(connection)) return connection
       const after = yield* Paging.after("list_tables", { connection: connection.id, pattern: input.pattern }, input.cursor)
-      const read = yield* env.driver.catalog(connection)
+      const [read, access] = yield* Effect.all([env.driver.catalog(connection), rbacOf(env, connection)], { concurrency: 2 })
       const pattern = input.pattern
       const matching = pattern === undefined
         ? read.value.collections
@@ -130,17 +149,23 @@ export const listTables = (env: ToolEnv) =>
       const unready = page.some((c) => !c.multiTenancy) ? (yield* env.driver.shardReadiness(connection)).value : new Map()
       const tables = yield* Effect.forEach(
         page,
-        (c) => summaryOf(env, connection, c, c.multiTenancy ? [] : unready?.get(c.name) ?? [], input.include_counts === true),
+        (c) => summaryOf(env, connection, c, c.multiTenancy ? [] : unready?.get(c.name) ?? [], input.include_counts === true, access),
         { concurrency: 4 }
       )
       const nextCursor = from + limit < matching.length ? Paging.encode({ connection: connection.id, pattern: input.pattern }, page[page.length - 1]!.name) : undefined
-      const columns = ["name", "vectorizer", "multiTenancy", "properties", ...(input.include_counts === true ? ["count"] : []), "description"]
+      // Under RBAC: one line when every collection of the page allows the same, else a column.
+      const allowed = new Set(tables.map((t) => t.permissions))
+      const permissionsColumn = access !== undefined && allowed.size > 1
+      const columns = ["name", "vectorizer", "multiTenancy", "properties", ...(input.include_counts === true ? ["count"] : []), ...(permissionsColumn ? ["permissions"] : []), "description"]
       const notReady = tables.flatMap((t) => (t.unreadyShards !== undefined ? [`${t.name}: ${t.unreadyShards.join(", ")}`] : []))
       const text = [
         matching.length === 0
           ? input.pattern === undefined ? `${connection.name} has no collections.` : `No collection of ${connection.name} matches ${JSON.stringify(input.pattern)}.`
           : tables.length === 0 ? "No more collections after the cursor." : TextTable.render(columns, tables),
         ...(notReady.length === 0 ? [] : [`shards not ready: ${notReady.join("; ")}`]),
+        ...(access === undefined || tables.length === 0
+          ? []
+          : [`permissions of the Weaviate user ${JSON.stringify(access.user)} (RBAC)${permissionsColumn ? ": per collection above" : ` on these collections: ${tables[0]!.permissions}`}; writes beyond them are refused before approval`]),
         ...(unready === undefined ? ["[shard readiness unknown: Weaviate did not list its nodes to this key]"] : []),
         ...(nextCursor === undefined ? [] : [Paging.moreLine(tables.length, matching.length, "collections", "pattern", nextCursor)]),
         Paging.staleLine(read, "the schema")
@@ -199,7 +224,12 @@ const TableDescription = Schema.Struct({
     objectCount: Schema.optional(Schema.Number)
   }))),
   columns: Schema.Array(ColumnDescription),
-  crossReferences: Schema.Array(Schema.Struct({ property: Schema.String, targets: Schema.Array(Schema.String) }))
+  crossReferences: Schema.Array(Schema.Struct({ property: Schema.String, targets: Schema.Array(Schema.String) })),
+  permissions: Schema.optional(Schema.Struct({
+    user: Schema.String,
+    data: Schema.Array(Schema.String).annotations({ description: "read, create, update, delete: what the user may do with the rows (\"(some tenants)\" when only some)" }),
+    actions: Schema.Array(Schema.String).annotations({ description: "Every Weaviate action the user may take on this collection (read_data, update_collections, create_tenants, …)" })
+  }).annotations({ description: "Present when Weaviate restricts the connection's user by role (RBAC); a write outside it is refused before approval." }))
 })
 
 const nestedNames = (p: Property): ReadonlyArray<string> =>
@@ -214,14 +244,15 @@ export const describeTable = (env: ToolEnv) =>
       "their data types, vector), the filter operators each column accepts, index flags, the vectorizer (near_text needs " +
       "one), every vector (named vectors with their vectorizer, index type and distance), multi-tenancy with its settings and tenants, " +
       "cross-references to other collections, replication (factor, asynchronous replication, deletion strategy), sharding (desired " +
-      "and actual shard count) and, for a collection without tenants, each shard's nodes and whether it is ready.",
+      "and actual shard count), for a collection without tenants, each shard's nodes and whether it is ready, and, when Weaviate " +
+      "restricts the connection's user by role (RBAC), what that user may do with this collection.",
     input: Schema.Struct({ connection_id: ConnectionId, table: Table }),
     output: TableDescription,
     annotations: READ,
     run: Effect.fnUntraced(function*(input) {
       const connection = yield* open(env, input.connection_id, "read")
       if (InputRequired.is(connection)) return connection
-      const description = yield* env.driver.describe(connection, input.table)
+      const [description, access] = yield* Effect.all([env.driver.describe(connection, input.table), rbacOf(env, connection)], { concurrency: 2 })
       const c: Collection = description.collection
       const placement = yield* env.driver.placement(connection, c.name)
       const shards = placement.shards?.map((s) => ({ ...s, ready: s.status === "READY" }))
@@ -272,7 +303,10 @@ export const describeTable = (env: ToolEnv) =>
         sharding: placement.sharding,
         ...(shards !== undefined ? { shards } : {}),
         columns,
-        crossReferences
+        crossReferences,
+        ...(access !== undefined
+          ? { permissions: { user: access.user, data: Permissions.dataVerbs(access, c.name), actions: Permissions.actionsOn(access, c.name) } }
+          : {})
       }
       const text = [
         `${c.name}${c.description !== undefined ? ` — ${c.description}` : ""}`,
@@ -296,11 +330,21 @@ export const describeTable = (env: ToolEnv) =>
         ),
         ...(crossReferences.length > 0
           ? [`cross-references: ${crossReferences.map((r) => `${r.property} → ${r.targets.join(", ")}`).join("; ")}`]
-          : [])
+          : []),
+        ...(result.permissions !== undefined ? [permissionsText(result.permissions)] : [])
       ].join("\n")
       return ToolDefinition.ok(result, text, "search_schema finds columns by name; list_tenants pages the tenants")
     })
   })
+
+/** describe_table's line on what the connection's Weaviate user may do here. */
+const permissionsText = (p: { readonly user: string; readonly data: ReadonlyArray<string>; readonly actions: ReadonlyArray<string> }) => {
+  const schema = p.actions.filter((a) => a.endsWith("_collections") && a !== "read_collections")
+  const tenants = p.actions.filter((a) => a.endsWith("_tenants") && a !== "read_tenants")
+  return `permissions of the Weaviate user ${JSON.stringify(p.user)} (RBAC): rows: ${p.data.length === 0 ? "none" : p.data.join(", ")}; ` +
+    `${schema.length === 0 ? "no schema changes" : `schema: ${schema.join(", ")}`}${tenants.length === 0 ? "" : `; tenants: ${tenants.join(", ")}`}; ` +
+    "writes beyond them are refused before approval"
+}
 
 /** Tenant names describe_table's structuredContent lists; list_tenants pages through all of them. @category constants */
 export const MAX_TENANTS_LISTED = 100

@@ -9,7 +9,7 @@
  * | `invalid_argument` | arguments that do not fit the tool's `inputSchema`, a filter or statement refused before sending |
  * | `not_connected` | the database cannot be reached, or it rejects the connection's key (401) |
  * | `not_found` | unknown connection, collection or row; HTTP 404 from the database |
- * | `denied` | the user or Safe Mode refused the write; the database's 403 |
+ * | `denied` | the user or Safe Mode refused the write; the Weaviate user may not do it (RBAC: checked before approval, or the database's 403) |
  * | `timeout` | Weaviate itself reports a time-out (HTTP 408/504, "context deadline exceeded") |
  * | `unsupported` | something the tool does not do (REGEX filters, destructive statements in `execute_query`) |
  * | `query_failed` | the database refused the statement (validation, GraphQL errors, other HTTP errors) |
@@ -81,6 +81,8 @@ export const fromDriverError = (error: Tagged): ToolFailure => {
       return e.code === "TIMEOUT" ? fail("timeout", e.message) : fail("not_connected", e.message)
     case "AuthenticationFailed":
       return e.status === 403 ? fail("denied", e.message) : fail("not_connected", e.message)
+    case "PermissionDenied":
+      return fail("denied", e.message)
     case "DatabaseRefused": {
       const status = e.status ?? 0
       if (status === 408 || status === 504 || TIMEOUT.test(e.detail ?? "")) return fail("timeout", e.message)

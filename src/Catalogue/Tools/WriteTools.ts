@@ -1,10 +1,13 @@
 /**
  * The row writes: `insert_rows`, `update_rows`, `delete_rows`. Each checks what it can before asking
- * (arguments, write permission, that the collection exists), has the driver plan the REST calls
+ * (arguments, write permission, that the collection exists, that the Weaviate user may write it),
+ * has the driver plan the REST calls
  * (`RowEdits.planFor`), asks for approval with exactly those calls, and on `Execute` sends each
  * planned call exactly once. Results are per row: one
  * row refused by the database does not stop the others; a lost connection stops the rest, which are
- * reported as `not_attempted` (never retried, so nothing is written twice).
+ * reported as `not_attempted` (never retried, so nothing is written twice). Weaviate's 403 (its
+ * permissions changed since they were read) stops the rest too, and the call is an error (`denied`)
+ * that says which rows were written before it.
  *
  * @since 0.1.0
  */
@@ -13,13 +16,14 @@ import * as ConsistencyLevel from "../../Schema/ConsistencyLevel.ts"
 import * as Schema from "effect/Schema"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import * as Redaction from "../../Base/Redaction.ts"
-import type { RequestError } from "../../Driver/DriverError.ts"
+import type { PermissionDenied, RequestError } from "../../Driver/DriverError.ts"
 import * as RowEdits from "../../Driver/RowEdits.ts"
 import type { LookupError } from "../../Driver/Driver.ts"
-import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
+import { approve, open, requirePermission, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, ConsistencyLevelParam, Table, Tenant, Uuid } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
+import * as ToolError from "./ToolError.ts"
 
 /** Most rows one call may write. @category constants */
 export const MAX_ROWS = 1000
@@ -59,6 +63,7 @@ const perStep = Effect.fnUntraced(function*(
 ) {
   const results: Array<RowResult> = []
   let stopped: string | undefined
+  let denied: PermissionDenied | undefined
   for (const step of steps) {
     const row = step.index + 1
     if ("skipped" in step) {
@@ -76,9 +81,10 @@ const perStep = Effect.fnUntraced(function*(
     }
     const error = Redaction.global.redact(outcome.left.message)
     results.push({ row, status: "failed", error })
+    if (outcome.left._tag === "PermissionDenied") denied ??= outcome.left
     if (outcome.left._tag !== "DatabaseRefused") stopped = `not attempted after row ${row} failed: ${error}`
   }
-  return results
+  return { results, denied }
 })
 
 const summary = (table: string, verb: string, results: ReadonlyArray<RowResult>, approvedBy: string | undefined) => {
@@ -113,12 +119,32 @@ const write = Effect.fnUntraced(function*(
   // The write's consistency level heads the statement the user approves (it is in each request's query too).
   const level = ConsistencyLevel.effective(edit.consistencyLevel, connection)
   const statement = [...(level !== undefined ? [`consistency level: ${level}`] : []), ...requests.map(RowEdits.format)].join("\n")
+  if (requests.length > 0) yield* requirePermission(env, connection, ACTION[edit._tag], plan.collection, edit.tenant)
   const approvedBy = requests.length > 0 ? yield* approve(env, connection, statement) : undefined
   if (InputRequired.is(approvedBy)) return approvedBy
-  const results = yield* perStep(plan.steps, (request, row) =>
+  const { denied, results } = yield* perStep(plan.steps, (request, row) =>
     Effect.map(env.driver.sendRowEdit(connection, request), (uuid): RowResult => ({ row, status: done.status, uuid })))
+  if (denied !== undefined) return yield* deniedMidway(denied, plan.collection, done.verb, results)
   return summary(plan.collection, done.verb, results, approvedBy)
 })
+
+/** The Weaviate action of each row edit. */
+const ACTION = { insert: "create_data", update: "update_data", delete: "delete_data" } as const
+
+/**
+ * Weaviate refused a row with 403 (the permissions changed since they were read): the call is the
+ * error `denied`, in the words of the check before approval, and says what was written before it.
+ */
+const deniedMidway = (denied: PermissionDenied, table: string, verb: string, results: ReadonlyArray<RowResult>) => {
+  const applied = results.filter((r) => r.status === "inserted" || r.status === "updated" || r.status === "deleted")
+  return ToolError.fail(
+    "denied",
+    applied.length === 0
+      ? `${denied.message} (Weaviate refused it: nothing was written)`
+      : `${denied.message} (Weaviate refused it after ${TextTable.count(applied.length, "row")} of ${table} ${applied.length === 1 ? "was" : "were"} ${verb}: ` +
+        `${applied.map((r) => `row ${r.row}${r.uuid !== undefined ? ` (${r.uuid})` : ""}`).join(", ")}; the rest was not attempted)`
+  )
+}
 
 // ===== insert_rows =====
 
