@@ -8,6 +8,7 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import * as Prompt from "@effect/cli/Prompt"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -16,10 +17,23 @@ import * as Schema from "effect/Schema"
 import { ConnectionStore, type ConnectionPatch } from "../Driver/ConnectionStore.ts"
 import * as Cluster from "../Driver/Cluster.ts"
 import { Driver } from "../Driver/Driver.ts"
-import { authMethodLabel, type Connection, DEFAULT_REQUEST_TIMEOUT_SECONDS, Host, sslModeLabel, toPublic } from "../Schema/Connection.ts"
+import { signInJson, signInLine } from "../Driver/OidcSignIn.ts"
+import {
+  authMethodLabel,
+  type Connection,
+  DEFAULT_REQUEST_TIMEOUT_SECONDS,
+  Host,
+  isOidc,
+  SECRET_FIELDS,
+  type SecretField,
+  secretLabel,
+  secretPlaces,
+  sslModeLabel,
+  toPublic
+} from "../Schema/Connection.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { UsageError } from "./CliErrors.ts"
-import { driverLayer, formatTable } from "./DriverCli.ts"
+import { driverLayer, formatTable, readStdin } from "./DriverCli.ts"
 
 // ===== Options =====
 
@@ -32,8 +46,25 @@ const settingOptions = {
   ),
   host: Options.text("host").pipe(Options.withDescription("Node host name (localhost for a local container)"), Options.optional),
   port: Options.integer("port").pipe(Options.withDescription("Port (default 8080; hosted clusters use 443)"), Options.optional),
-  authMethod: Options.choice("auth-method", ["none", "api-key"]).pipe(Options.optional),
-  apiKey: Options.redacted("api-key").pipe(Options.withDescription("API key (sent as Authorization: Bearer)"), Options.optional),
+  authMethod: Options.choice("auth-method", ["none", "api-key", "oidc-client-credentials", "oidc-password", "oidc-token"]).pipe(
+    Options.withAlias("auth"),
+    Options.withDescription("How the connection signs in: none, api-key, or OIDC at the identity provider Weaviate trusts"),
+    Options.optional
+  ),
+  apiKey: Options.redacted("api-key").pipe(Options.withDescription("API key (sent as Authorization: Bearer); --api-key-stdin keeps it out of shell history"), Options.optional),
+  apiKeyStdin: Options.boolean("api-key-stdin").pipe(Options.withDescription("Read the API key from standard input")),
+  oidcIssuer: Options.text("oidc-issuer").pipe(Options.withDescription("OIDC issuer URL (default: the one Weaviate names at /v1/.well-known/openid-configuration)"), Options.optional),
+  oidcClientId: Options.text("oidc-client-id").pipe(Options.withDescription("OIDC client id (default: the one Weaviate names)"), Options.optional),
+  oidcClientSecret: Options.redacted("oidc-client-secret").pipe(Options.withDescription("OIDC client secret (client credentials)"), Options.optional),
+  oidcClientSecretStdin: Options.boolean("oidc-client-secret-stdin").pipe(Options.withDescription("Read the OIDC client secret from standard input")),
+  oidcScope: Options.text("oidc-scope").pipe(Options.withDescription("An OIDC scope to ask for beside Weaviate's (repeatable)"), Options.repeated),
+  oidcUsername: Options.text("oidc-username").pipe(Options.withDescription("OIDC user (oidc-password)"), Options.optional),
+  oidcPassword: Options.redacted("oidc-password").pipe(Options.withDescription("OIDC password (oidc-password)"), Options.optional),
+  oidcPasswordStdin: Options.boolean("oidc-password-stdin").pipe(Options.withDescription("Read the OIDC password from standard input")),
+  oidcAccessToken: Options.redacted("oidc-access-token").pipe(Options.withDescription("OIDC access token obtained elsewhere (oidc-token)"), Options.optional),
+  oidcAccessTokenStdin: Options.boolean("oidc-access-token-stdin").pipe(Options.withDescription("Read the OIDC access token from standard input")),
+  oidcRefreshToken: Options.redacted("oidc-refresh-token").pipe(Options.withDescription("OIDC refresh token that renews the access token (oidc-token)"), Options.optional),
+  oidcRefreshTokenStdin: Options.boolean("oidc-refresh-token-stdin").pipe(Options.withDescription("Read the OIDC refresh token from standard input (with --oidc-access-token-stdin: the second line)")),
   apiKeyEnv: Options.text("api-key-env").pipe(
     Options.withDescription("Name of an environment variable holding the API key"),
     Options.optional
@@ -122,47 +153,132 @@ const toPatch = (flags: SettingFlags, name: Option.Option<string>): Effect.Effec
     return yield* patchOf(flags, name, host, port, fromUrl?.sslMode)
   })
 
+const AUTH_METHODS = {
+  none: "none",
+  "api-key": "apiKey",
+  "oidc-client-credentials": "oidcClientCredentials",
+  "oidc-password": "oidcPassword",
+  "oidc-token": "oidcToken"
+} as const
+
+/** Secret flags and their `-stdin` twins, by stored field. */
+const SECRET_FLAGS = [
+  ["apiKey", "apiKey", "apiKeyStdin", "--api-key"],
+  ["oidcClientSecret", "oidcClientSecret", "oidcClientSecretStdin", "--oidc-client-secret"],
+  ["oidcPassword", "oidcPassword", "oidcPasswordStdin", "--oidc-password"],
+  ["oidcAccessToken", "oidcAccessToken", "oidcAccessTokenStdin", "--oidc-access-token"],
+  ["oidcRefreshToken", "oidcRefreshToken", "oidcRefreshTokenStdin", "--oidc-refresh-token"]
+] as const
+
+/**
+ * The secrets given by flags: on the command line, or read from standard input (`--…-stdin`; one
+ * secret per line, in the order of the flags above), so none needs to be in the shell's history.
+ */
+const secretsOf = (flags: SettingFlags): Effect.Effect<Partial<Record<SecretField, string>>, UsageError> =>
+  Effect.gen(function*() {
+    const out: Partial<Record<SecretField, string>> = {}
+    const fromStdin: Array<SecretField> = []
+    for (const [field, value, stdin, flag] of SECRET_FLAGS) {
+      const given = flags[value]
+      if (Option.isSome(given) && flags[stdin]) return yield* usage(`Give ${flag} or ${flag}-stdin, not both`)
+      if (Option.isSome(given)) out[field] = String(Redacted.value(given.value))
+      if (flags[stdin]) fromStdin.push(field)
+    }
+    if (fromStdin.length > 0) {
+      const lines = (yield* readStdin).split(/\r?\n/)
+      for (const [i, field] of fromStdin.entries()) {
+        const line = lines[i]?.trim() ?? ""
+        if (line === "") return yield* usage(`standard input has no ${secretLabel[field]} (line ${i + 1})`)
+        out[field] = line
+      }
+    }
+    return out
+  })
+
 const patchOf = (
   flags: SettingFlags,
   name: Option.Option<string>,
   host: string | undefined,
   port: number | undefined,
   sslFromUrl: "disabled" | "required" | undefined
-): Effect.Effect<ConnectionPatch, UsageError> => {
-  if (Option.isSome(flags.apiKey) && Option.isSome(flags.apiKeyEnv)) {
-    return Effect.fail(new UsageError({ message: "Give --api-key or --api-key-env, not both" }))
-  }
-  const keyGiven = Option.isSome(flags.apiKey) || Option.isSome(flags.apiKeyEnv)
-  if (keyGiven && Option.getOrUndefined(flags.authMethod) === "none") {
-    return Effect.fail(new UsageError({ message: "--api-key and --api-key-env need --auth-method api-key" }))
-  }
-  const authMethod = Option.match(flags.authMethod, {
-    onNone: () => (keyGiven ? ("apiKey" as const) : undefined),
-    onSome: (m) => (m === "api-key" ? ("apiKey" as const) : ("none" as const))
+): Effect.Effect<ConnectionPatch, UsageError> =>
+  Effect.gen(function*() {
+    if (Option.isSome(flags.apiKey) && Option.isSome(flags.apiKeyEnv)) return yield* usage("Give --api-key or --api-key-env, not both")
+    const secrets = yield* secretsOf(flags)
+    const keyGiven = secrets.apiKey !== undefined || Option.isSome(flags.apiKeyEnv)
+    const chosen = Option.map(flags.authMethod, (m) => AUTH_METHODS[m])
+    if (keyGiven && Option.isSome(chosen) && chosen.value !== "apiKey") {
+      return yield* usage("--api-key, --api-key-stdin and --api-key-env need --auth api-key")
+    }
+    const authMethod = Option.getOrUndefined(chosen) ?? (keyGiven ? ("apiKey" as const) : undefined)
+    return {
+      name: undef(name),
+      host,
+      port,
+      authMethod,
+      apiKey: secrets.apiKey,
+      apiKeyEnv: undef(flags.apiKeyEnv),
+      oidcIssuer: undef(flags.oidcIssuer),
+      oidcClientId: undef(flags.oidcClientId),
+      oidcClientSecret: secrets.oidcClientSecret,
+      oidcScopes: flags.oidcScope.length === 0 ? undefined : flags.oidcScope,
+      oidcUsername: undef(flags.oidcUsername),
+      oidcPassword: secrets.oidcPassword,
+      oidcAccessToken: secrets.oidcAccessToken,
+      oidcRefreshToken: secrets.oidcRefreshToken,
+      sslMode: undef(flags.sslMode) ?? sslFromUrl,
+      caFile: undef(flags.ca),
+      skipTlsVerify: flags.skipTlsVerify ? true : undefined,
+      safeMode: undef(flags.safeMode),
+      aiPolicy: undef(flags.aiPolicy),
+      consistencyLevel: undef(flags.consistencyLevel),
+      requestTimeoutSeconds: undef(flags.requestTimeout)
+    }
   })
-  return Effect.succeed({
-    name: undef(name),
-    host,
-    port,
-    authMethod,
-    apiKey: Option.getOrUndefined(Option.map(flags.apiKey, (key) => String(Redacted.value(key)))),
-    apiKeyEnv: undef(flags.apiKeyEnv),
-    sslMode: undef(flags.sslMode) ?? sslFromUrl,
-    caFile: undef(flags.ca),
-    skipTlsVerify: flags.skipTlsVerify ? true : undefined,
-    safeMode: undef(flags.safeMode),
-    aiPolicy: undef(flags.aiPolicy),
-    consistencyLevel: undef(flags.consistencyLevel),
-    requestTimeoutSeconds: undef(flags.requestTimeout)
-  })
+
+/** The secret each auth method cannot do without (the API key only when no variable names it). */
+const neededSecret = (patch: ConnectionPatch): SecretField | undefined => {
+  switch (patch.authMethod) {
+    case "apiKey":
+      return patch.apiKeyEnv === undefined ? "apiKey" : undefined
+    case "oidcClientCredentials":
+      return "oidcClientSecret"
+    case "oidcPassword":
+      return "oidcPassword"
+    case "oidcToken":
+      return "oidcAccessToken"
+    default:
+      return undefined
+  }
 }
+
+/**
+ * On a terminal, the secret the chosen auth method needs and the flags did not give is asked for,
+ * without echo: it is then in no shell history. Elsewhere (a script) nothing is asked and the
+ * store says what is missing.
+ */
+const promptForSecret = (patch: ConnectionPatch) =>
+  Effect.gen(function*() {
+    const field = neededSecret(patch)
+    if (field === undefined || patch[field] !== undefined || process.stdin.isTTY !== true) return patch
+    const value = yield* Prompt.password({ message: `${secretLabel[field]} (not shown)`, validate: (v) => v.trim() === "" ? Effect.fail("empty") : Effect.succeed(v) })
+    return { ...patch, [field]: Redacted.value(value).trim() }
+  })
 
 /** Settings the store refuses are the user's to fix: a usage error (exit 2). */
 const asUsageError = (error: { readonly message: string }) => Effect.fail(new UsageError({ message: error.message }))
 
 const describeConnection = (c: Connection) => {
   const p = toPublic(c)
-  const key = c.authMethod === "none" ? "-" : c.apiKeyEnv !== undefined ? `from $${c.apiKeyEnv}` : p.apiKeyConfigured ? "saved (hidden)" : "missing"
+  const key = c.authMethod !== "apiKey" ? "-" : c.apiKeyEnv !== undefined ? `from $${c.apiKeyEnv}` : p.apiKeyConfigured ? "saved (hidden)" : "missing"
+  const oidc = isOidc(c.authMethod)
+    ? [
+      ["oidc issuer", c.oidcIssuer ?? "Weaviate's"],
+      ["oidc client id", c.oidcClientId ?? "Weaviate's"],
+      ...(c.oidcScopes !== undefined ? [["oidc scopes", c.oidcScopes.join(" ")]] : []),
+      ...(c.oidcUsername !== undefined ? [["oidc username", c.oidcUsername]] : [])
+    ]
+    : []
   return [
     ["id", p.id],
     ["name", p.name],
@@ -171,6 +287,8 @@ const describeConnection = (c: Connection) => {
     ["port", String(p.port)],
     ["auth method", authMethodLabel[p.authMethod]],
     ["api key", key],
+    ...oidc,
+    ["secrets", secretsLine(c)],
     ["ssl mode", sslModeLabel[p.sslMode]],
     ["ca file", p.caFile ?? "-"],
     ["skip tls verify", String(p.skipTlsVerify)],
@@ -179,6 +297,14 @@ const describeConnection = (c: Connection) => {
     ["consistency", p.consistencyLevel ?? "Weaviate's default"],
     ["request timeout", `${p.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS} s`]
   ].map(([k, v]) => `${k!.padEnd(16)}${v}`).join("\n")
+}
+
+/** Which secrets a connection has and where each is kept (never their values). */
+export const secretsLine = (c: Connection) => {
+  const places = secretPlaces(c)
+  const kept = SECRET_FIELDS.filter((f) => places[f] !== undefined)
+    .map((f) => `${secretLabel[f]} in ${places[f] === "keychain" ? "the OS keychain" : "connections.json (0600)"}`)
+  return kept.length === 0 ? "none" : kept.join(", ")
 }
 
 const printJson = (value: unknown) => Console.log(JSON.stringify(value, null, 2))
@@ -192,7 +318,7 @@ export const addCommand = Command.make(
   (flags) =>
     Effect.gen(function*() {
       if (Option.isNone(flags.host) && Option.isNone(flags.url)) return yield* new UsageError({ message: "Missing --host (or --url)" })
-      const patch = yield* toPatch(flags, Option.some(flags.name))
+      const patch = yield* Effect.flatMap(toPatch(flags, Option.some(flags.name)), promptForSecret)
       const input = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
       const store = yield* ConnectionStore
       const saved = yield* store.add(input as Parameters<typeof store.add>[0]).pipe(Effect.catchTag("ConnectionInvalid", asUsageError))
@@ -266,12 +392,14 @@ export const testCommand = Command.make(
       const connection = yield* (yield* ConnectionStore).get(flags.connection)
       const health = yield* driver.health(connection.id)
       const cluster = yield* driver.cluster(connection.id)
+      const signedIn = (yield* driver.http(connection.id)).identity()
       yield* flags.json
-        ? printJson({ id: connection.id, ok: true, ...health, cluster })
+        ? printJson({ id: connection.id, ok: true, ...health, cluster, ...(signedIn !== undefined ? { signIn: signInJson(signedIn) } : {}) })
         : Console.log(
           `OK: ${connection.name} (${connection.baseUrl}) Weaviate ${health.version}, modules: ${
             health.modules.length === 0 ? "none" : health.modules.join(", ")
           }, ${health.latencyMs} ms\n` +
+            (signedIn !== undefined ? `${signInLine(signedIn)}\n` : "") +
             `cluster ${Cluster.summary(cluster)}\n` +
             cluster.nodes.map((n) => `  ${n.name}: ${n.status}${n.version !== undefined ? ` (Weaviate ${n.version})` : ""}`).join("\n")
         )

@@ -10,6 +10,8 @@
  * - `connection:<id>`: each saved connection answers its health check (`GET /v1/meta`, 5 s);
  * - `cluster:<id>`: and its cluster is healthy (`GET /v1/nodes` and the Raft members: every node up);
  * - `weaviate:<id>`: its Weaviate version is one we support;
+ * - `signin:<id>`: under OIDC, who it signed in as and when the token expires (a warning when a token
+ *   that cannot be renewed expires within the hour);
  * - `client:<client>:<name>`: each client config on this machine with an entry of ours points at a
  *   `weaviate-mcp` that exists, and its bridge starts and lists the tools (or its HTTP entry's
  *   endpoint and token list them);
@@ -38,6 +40,7 @@ import * as ClientConfig from "../Bridge/ClientConfig.ts"
 import * as Handshake from "../Daemon/Handshake.ts"
 import { ConnectionStore } from "../Driver/ConnectionStore.ts"
 import { Driver } from "../Driver/Driver.ts"
+import { signInLine } from "../Driver/OidcSignIn.ts"
 import { AlreadyReported } from "./CliErrors.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { driverLayer } from "./DriverCli.ts"
@@ -227,6 +230,15 @@ const connectionChecks = Effect.gen(function*() {
             `weaviate-mcp connections test ${connection.name}`)
       })
     )
+  /** OIDC: who the connection signed in as and when its token expires (never the token). */
+  const signInCheck = (connection: (typeof connections)[number]) =>
+    Effect.map(Effect.option(driver.http(connection.id)), (http): ReadonlyArray<Check> => {
+      const who = Option.getOrUndefined(http)?.identity()
+      if (who === undefined) return []
+      const soon = !who.renewable && who.expiresAt !== undefined && who.expiresAt - Date.now() < 3_600_000
+      return [check(`signin:${connection.id}`, `sign-in of ${connection.name}`, soon ? "warn" : "ok", signInLine(who),
+        soon ? `weaviate-mcp connections update ${connection.name} --oidc-access-token-stdin --oidc-refresh-token-stdin` : null)]
+    })
   const results = yield* Effect.forEach(connections, (connection) =>
     driver.health(connection.id).pipe(
       Effect.timeout("5 seconds"),
@@ -243,7 +255,8 @@ const connectionChecks = Effect.gen(function*() {
         ]
       }),
       Effect.flatMap((checks) =>
-        checks[0]?.status === "ok" ? Effect.map(clusterCheck(connection), (cluster) => [...checks, cluster]) : Effect.succeed(checks))
+        checks[0]?.status === "ok" ? Effect.map(clusterCheck(connection), (cluster) => [...checks, cluster]) : Effect.succeed(checks)),
+      Effect.flatMap((checks) => checks[0]?.status === "ok" ? Effect.map(signInCheck(connection), (signIn) => [...checks, ...signIn]) : Effect.succeed(checks))
     ), { concurrency: 4 })
   return results.flat()
 })

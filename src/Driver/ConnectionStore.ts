@@ -28,7 +28,7 @@ import * as NodePath from "node:path"
 import * as FileWatch from "../Base/FileWatch.ts"
 import { Home } from "../Base/Home.ts"
 import { readJsonIfExists, SecretFileError, signature, writeJsonAtomic } from "../Base/SecretFile.ts"
-import { Connection, ConnectionInput, ConnectionsFile } from "../Schema/Connection.ts"
+import { authMethodLabel, Connection, ConnectionInput, ConnectionsFile, type SecretField } from "../Schema/Connection.ts"
 
 // ===== Errors =====
 
@@ -159,10 +159,13 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
         ? Effect.fail(new ConnectionInvalid({ reason: `a connection named ${JSON.stringify(name)} already exists` }))
         : Effect.void
 
-    const checkKey = (c: Connection) =>
-      c.apiKey !== undefined && c.apiKeyEnv !== undefined
-        ? Effect.fail(new ConnectionInvalid({ reason: "give the API key or the name of its environment variable, not both" }))
-        : Effect.void
+    const checkKey = (c: Connection) => {
+      if (c.apiKey !== undefined && c.apiKeyEnv !== undefined) {
+        return Effect.fail(new ConnectionInvalid({ reason: "give the API key or the name of its environment variable, not both" }))
+      }
+      const missing = missingSecrets(c)
+      return missing.length === 0 ? Effect.void : Effect.fail(new ConnectionInvalid({ reason: missing.join("; ") }))
+    }
 
     const get = Effect.fnUntraced(function*(idOrName: string) {
       const found = find(yield* list, idOrName)
@@ -231,5 +234,25 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
 }
 
 const encodeList = Schema.encodeSync(Schema.Array(Connection))
+
+const has = (c: Connection, field: SecretField) => c[field] !== undefined || c.keychain?.includes(field) === true
+
+/** What an OIDC method needs and the connection lacks, each as "what it needs (the flag that gives it)". */
+const missingSecrets = (c: Connection): ReadonlyArray<string> => {
+  const needs = (ok: boolean, what: string) => (ok ? [] : [what])
+  switch (c.authMethod) {
+    case "oidcClientCredentials":
+      return needs(has(c, "oidcClientSecret"), `${authMethodLabel[c.authMethod]} needs a client secret (--oidc-client-secret-stdin)`)
+    case "oidcPassword":
+      return [
+        ...needs(c.oidcUsername !== undefined, `${authMethodLabel[c.authMethod]} needs a username (--oidc-username)`),
+        ...needs(has(c, "oidcPassword"), `${authMethodLabel[c.authMethod]} needs a password (--oidc-password-stdin)`)
+      ]
+    case "oidcToken":
+      return needs(has(c, "oidcAccessToken"), `${authMethodLabel[c.authMethod]} needs an access token (--oidc-access-token-stdin)`)
+    default:
+      return []
+  }
+}
 
 const newId = () => NodeCrypto.randomBytes(6).toString("hex")

@@ -20,7 +20,7 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Oidc from "openid-client"
 import * as Redaction from "../Base/Redaction.ts"
-import type { Connection } from "../Schema/Connection.ts"
+import { authMethodLabel, type Connection } from "../Schema/Connection.ts"
 import { AuthenticationFailed, ConnectionFailed } from "./DriverError.ts"
 
 // ===== Models =====
@@ -224,8 +224,9 @@ export const make = (
         ? undefined
         : {
           method,
-          issuer: configuration?.issuer ?? connection.oidcIssuer ?? "(Weaviate's issuer)",
-          clientId: configuration?.clientId ?? connection.oidcClientId ?? "(Weaviate's client id)",
+          // A token given by hand is used without asking the provider: its own claims name them.
+          issuer: configuration?.issuer ?? connection.oidcIssuer ?? claimOf(current.token, "iss") ?? "Weaviate's issuer",
+          clientId: configuration?.clientId ?? connection.oidcClientId ?? claimOf(current.token, "client_id") ?? claimOf(current.token, "azp") ?? "Weaviate's client id",
           subject: current.subject,
           expiresAt: current.expiresAt,
           renewable: current.refreshToken !== undefined || method !== "oidcToken"
@@ -233,6 +234,28 @@ export const make = (
 
     return { bearer, renew, identity }
   })
+
+// ===== Formatting =====
+
+/**
+ * Who an OIDC connection signs in as and until when, for people: never the token.
+ *
+ * @category formatting
+ */
+export const signInLine = (who: Identity) =>
+  `signed in as ${who.subject} (${authMethodLabel[who.method]} at ${who.issuer}, client ${who.clientId}); ` +
+  (who.expiresAt === undefined ? "the token names no expiry" : `token expires ${new Date(who.expiresAt).toISOString()}`) +
+  (who.renewable ? ", renewed automatically" : ", cannot be renewed: sign in again before then")
+
+/** The same as JSON. @category formatting */
+export const signInJson = (who: Identity) => ({
+  method: who.method,
+  subject: who.subject,
+  issuer: who.issuer,
+  clientId: who.clientId,
+  expiresAt: who.expiresAt === undefined ? null : new Date(who.expiresAt).toISOString(),
+  renewable: who.renewable
+})
 
 // ===== Helpers =====
 
@@ -251,6 +274,11 @@ const claimsOf = (token: string): Record<string, unknown> | undefined => {
   } catch {
     return undefined
   }
+}
+
+const claimOf = (token: string, name: string): string | undefined => {
+  const value = claimsOf(token)?.[name]
+  return typeof value === "string" && value !== "" ? value : undefined
 }
 
 const subjectOf = (token: string): string | undefined => {

@@ -137,3 +137,92 @@ describe("tokens are renewed", () => {
     }).pipe(Effect.provide(TestContext.TestContext), Effect.runPromise))
 })
 
+/** Waits for the wall clock to pass a moment: the real Weaviate checks `exp` against its own clock. */
+const wallClockPast = (epochMs: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, epochMs - Date.now())))
+
+const countArticles = async () => {
+  const response = await asUser("/v1/graphql", { method: "POST", body: JSON.stringify({ query: "{ Aggregate { Article { meta { count } } } }" }) })
+  const body = await response.json() as { data: { Aggregate: { Article: Array<{ meta: { count: number } }> } } }
+  return body.data.Aggregate.Article[0]!.meta.count
+}
+
+describe("a token Weaviate no longer accepts", () => {
+  it("a token that expires within seconds is renewed after Weaviate's 401 and the read is sent once more", () =>
+    Effect.gen(function*() {
+      // Our clock stands still (TestClock), so only Weaviate's 401 tells that the 1-second token expired.
+      yield* TestClock.setTime(Date.now())
+      provider.accessTokenTtl = 1
+      const c = yield* Effect.promise(() => add({ name: "short", ...where(), authMethod: "oidcPassword", oidcUsername: "alice", oidcPassword: USERS["alice"] }))
+      const services = (yield* Effect.promise(() => runtime.runtime())).context
+      const read = Effect.provide(readTitles(c.id), services)
+      const signedInAt = Date.now()
+      assert.deepStrictEqual(yield* read, ["Signed in"])
+      const refreshes = provider.grants["refresh_token"] ?? 0
+      yield* Effect.promise(() => wallClockPast(Math.ceil(signedInAt / 1000) * 1000 + 2_000))
+      provider.accessTokenTtl = 600
+      assert.deepStrictEqual(yield* read, ["Signed in"])
+      assert.strictEqual(provider.grants["refresh_token"], refreshes + 1)
+      // Calls keep working on the renewed token.
+      assert.deepStrictEqual(yield* read, ["Signed in"])
+      assert.strictEqual(provider.grants["refresh_token"], refreshes + 1)
+    }).pipe(Effect.ensuring(Effect.sync(() => (provider.accessTokenTtl = 600))), Effect.provide(TestContext.TestContext), Effect.runPromise))
+
+  it("a write whose token Weaviate refuses (401) is never sent twice", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      provider.accessTokenTtl = 1
+      const c = yield* Effect.promise(() => add({ name: "short-write", ...where(), authMethod: "oidcPassword", oidcUsername: "alice", oidcPassword: USERS["alice"] }))
+      const services = (yield* Effect.promise(() => runtime.runtime())).context
+      const signedInAt = Date.now()
+      const http = yield* Effect.provide(Effect.flatMap(Driver, (d) => d.http(c.id)), services)
+      assert.deepStrictEqual(yield* Effect.provide(readTitles(c.id), services), ["Signed in"])
+      provider.accessTokenTtl = 600
+      yield* Effect.promise(() => wallClockPast(Math.ceil(signedInAt / 1000) * 1000 + 2_000))
+      const before = yield* Effect.promise(countArticles)
+      const grants = { ...provider.grants }
+      const write = yield* Effect.flip(http.request({ method: "POST", path: "/v1/objects", body: { json: { class: "Article", properties: { title: "Twice?" } } } }))
+      assert.strictEqual(write._tag, "AuthenticationFailed")
+      assert.match(write.message, /^Authentication failed: Weaviate rejected the OIDC token \(HTTP 401/)
+      // No renewal was made to send it again, and nothing was written.
+      assert.deepStrictEqual(provider.grants, grants)
+      assert.strictEqual(yield* Effect.promise(countArticles), before)
+    }).pipe(Effect.ensuring(Effect.sync(() => (provider.accessTokenTtl = 600))), Effect.provide(TestContext.TestContext), Effect.runPromise))
+
+  it("a revoked refresh token asks the user to sign in again", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      const tokens = yield* Effect.promise(() => provider.passwordGrant("alice", USERS["alice"]!))
+      const c = yield* Effect.promise(() => add({ name: "revoked", ...where(), authMethod: "oidcToken", oidcAccessToken: tokens.access_token, oidcRefreshToken: tokens.refresh_token }))
+      const services = (yield* Effect.promise(() => runtime.runtime())).context
+      const read = Effect.provide(readTitles(c.id), services)
+      assert.deepStrictEqual(yield* read, ["Signed in"])
+      yield* Effect.promise(() => provider.revoke(tokens.refresh_token))
+      // Past the access token's expiry (its exp claim): the refresh token is needed, and refused.
+      yield* TestClock.adjust("11 minutes")
+      const error = yield* Effect.flip(read)
+      assert.match(error.message, /^Authentication failed: the identity provider http:\/\/127\.0\.0\.1:\d+ refused the refresh token \(HTTP 400, invalid_grant: grant request is invalid\); sign in again and save the new tokens: weaviate-mcp connections update revoked --oidc-access-token-stdin/)
+      assert.notInclude(error.message, tokens.refresh_token)
+      assert.notInclude(error.message, tokens.access_token)
+    }).pipe(Effect.provide(TestContext.TestContext), Effect.runPromise))
+})
+
+// Last: the provider is stopped for good.
+describe("the identity provider stopped", () => {
+  it("gives a clear error naming the provider, both for a new sign-in and for a renewal", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      const c = yield* Effect.promise(() => add({ name: "before-stop", ...where(), authMethod: "oidcClientCredentials", oidcClientId: SERVICE_CLIENT_ID, oidcClientSecret: SERVICE_SECRET }))
+      const services = (yield* Effect.promise(() => runtime.runtime())).context
+      const read = Effect.provide(readTitles(c.id), services)
+      assert.deepStrictEqual(yield* read, ["Signed in"])
+      yield* Effect.promise(() => provider.stop())
+      const fresh = yield* Effect.promise(() => add({ name: "after-stop", ...where(), authMethod: "oidcPassword", oidcUsername: "alice", oidcPassword: USERS["alice"] }))
+      const expected = new RegExp(`^Connection failed: the identity provider ${provider.issuer.replace(/[.]/g, "\\.")} cannot be reached \\(connection refused\\)`)
+      assert.match((yield* Effect.flip(Effect.provide(readTitles(fresh.id), services))).message, expected)
+      // The signed-in connection keeps its token while it is valid, and fails clearly when it must renew it.
+      assert.deepStrictEqual(yield* read, ["Signed in"])
+      yield* TestClock.adjust("10 minutes")
+      assert.match((yield* Effect.flip(read)).message, expected)
+    }).pipe(Effect.provide(TestContext.TestContext), Effect.runPromise))
+})
+

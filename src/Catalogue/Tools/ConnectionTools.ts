@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import * as Principal from "../../Auth/Principal.ts"
 import * as Cluster from "../../Driver/Cluster.ts"
+import * as OidcSignIn from "../../Driver/OidcSignIn.ts"
 import { type ToolEnv, open } from "./ConnectionGate.ts"
 import { ConnectionId } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
@@ -97,7 +98,15 @@ export const getConnectionStatus = (env: ToolEnv) =>
         nodes: Schema.Array(ClusterNode),
         problems: Schema.Array(Schema.Struct({ node: Schema.String, reason: Schema.Literal("unhealthy", "missing"), detail: Schema.String })),
         members: Schema.optional(Schema.Array(Schema.String))
-      })
+      }),
+      signIn: Schema.optional(Schema.Struct({
+        method: Schema.Literal("oidcClientCredentials", "oidcPassword", "oidcToken"),
+        subject: Schema.String,
+        issuer: Schema.String,
+        clientId: Schema.String,
+        expiresAt: Schema.NullOr(Schema.String),
+        renewable: Schema.Boolean
+      }).annotations({ description: "Under OIDC: who the connection signs in as and when its token expires (never the token)" }))
     }),
     annotations: READ,
     run: Effect.fnUntraced(function*(input) {
@@ -106,6 +115,7 @@ export const getConnectionStatus = (env: ToolEnv) =>
       // The health check first: its own time-out answers for a database that does not answer at all.
       const health = yield* env.driver.health(connection)
       const cluster = yield* env.driver.cluster(connection, { verbose: input.include_shards === true })
+      const signedIn = (yield* env.driver.http(connection)).identity()
       const result = {
         connection_id: connection.id,
         name: connection.name,
@@ -126,7 +136,8 @@ export const getConnectionStatus = (env: ToolEnv) =>
           })),
           problems: cluster.problems,
           ...(cluster.members !== undefined ? { members: cluster.members } : {})
-        }
+        },
+        ...(signedIn !== undefined ? { signIn: OidcSignIn.signInJson(signedIn) } : {})
       }
       const nodeRows = result.cluster.nodes.map((n) => ({
         node: n.name,
@@ -138,6 +149,7 @@ export const getConnectionStatus = (env: ToolEnv) =>
         result,
         `${connection.name} (${connection.baseUrl}) is connected: Weaviate ${health.version}, ` +
           `modules: ${health.modules.length === 0 ? "none" : health.modules.join(", ")}, latency ${health.latencyMs} ms\n` +
+          (signedIn !== undefined ? `${OidcSignIn.signInLine(signedIn)}\n` : "") +
           `cluster ${result.cluster.summary}\n` +
           (nodeRows.length === 0
             ? ""
