@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as NodeFs from "node:fs/promises"
 import { ConnectionStore, type ConnectionPatch } from "../Driver/ConnectionStore.ts"
 import * as Cluster from "../Driver/Cluster.ts"
 import { Driver } from "../Driver/Driver.ts"
@@ -27,7 +28,9 @@ import {
   SECRET_FIELDS,
   type SecretField,
   secretLabel,
+  Connection as ConnectionSchema,
   secretPlaces,
+  secretStdinFlag,
   sslModeLabel,
   toPublic
 } from "../Schema/Connection.ts"
@@ -299,6 +302,25 @@ const describeConnection = (c: Connection) => {
   ].map(([k, v]) => `${k!.padEnd(16)}${v}`).join("\n")
 }
 
+/**
+ * Where the secrets just saved went, said after the save: the keychain, or the file and why no
+ * keychain took them.
+ */
+const whereSecretsWent = (saved: Connection, fields: ReadonlyArray<SecretField> = SECRET_FIELDS) =>
+  Effect.gen(function*() {
+    const places = secretPlaces(saved)
+    const inKeychain = fields.filter((f) => places[f] === "keychain").map((f) => secretLabel[f])
+    const inFile = fields.filter((f) => places[f] === "file").map((f) => secretLabel[f])
+    if (inKeychain.length === 0 && inFile.length === 0) return { text: "", fallback: undefined }
+    const availability = inFile.length > 0 ? yield* (yield* ConnectionStore).secretStore : { available: true as const }
+    const fallback = availability.available ? undefined : availability.reason
+    const parts = [
+      ...(inKeychain.length > 0 ? [`${inKeychain.join(", ")} in the OS keychain`] : []),
+      ...(inFile.length > 0 ? [`${inFile.join(", ")} in connections.json (mode 0600)${fallback !== undefined ? `: no OS keychain answers here (${fallback})` : ""}`] : [])
+    ]
+    return { text: `; ${parts.join("; ")}`, fallback }
+  })
+
 /** Which secrets a connection has and where each is kept (never their values). */
 export const secretsLine = (c: Connection) => {
   const places = secretPlaces(c)
@@ -322,9 +344,12 @@ export const addCommand = Command.make(
       const input = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
       const store = yield* ConnectionStore
       const saved = yield* store.add(input as Parameters<typeof store.add>[0]).pipe(Effect.catchTag("ConnectionInvalid", asUsageError))
-      yield* flags.json ? printJson(toPublic(saved)) : Console.log(`Saved connection ${saved.name} (id ${saved.id}, ${saved.baseUrl})`)
+      const where = yield* whereSecretsWent(saved)
+      yield* flags.json
+        ? printJson({ ...toPublic(saved), ...(where.fallback !== undefined ? { keychainUnavailable: where.fallback } : {}) })
+        : Console.log(`Saved connection ${saved.name} (id ${saved.id}, ${saved.baseUrl})${where.text}`)
     }).pipe(Effect.provide(driverLayer(flags.home)))
-).pipe(Command.withDescription("Save a new connection"))
+).pipe(Command.withDescription("Save a new connection (its secrets in the OS keychain when one answers, else in connections.json, mode 0600)"))
 
 /** `connections update CONN`. @category commands */
 export const updateCommand = Command.make(
@@ -341,7 +366,9 @@ export const updateCommand = Command.make(
       const patch = yield* toPatch(flags, flags.name)
       const store = yield* ConnectionStore
       const saved = yield* store.update(flags.connection, patch).pipe(Effect.catchTag("ConnectionInvalid", asUsageError))
-      yield* flags.json ? printJson(toPublic(saved)) : Console.log(`Updated connection ${saved.name} (id ${saved.id})`)
+      const given = SECRET_FIELDS.some((f) => patch[f] !== undefined)
+      const where = given ? yield* whereSecretsWent(saved, SECRET_FIELDS.filter((f) => patch[f] !== undefined)) : { text: "", fallback: undefined }
+      yield* flags.json ? printJson(toPublic(saved)) : Console.log(`Updated connection ${saved.name} (id ${saved.id})${where.text}`)
     }).pipe(Effect.provide(driverLayer(flags.home)))
 ).pipe(Command.withDescription("Change fields of a saved connection (e.g. a new API key)"))
 
@@ -417,8 +444,99 @@ export const removeCommand = Command.make(
     }).pipe(Effect.provide(driverLayer(flags.home)))
 ).pipe(Command.withDescription("Remove a saved connection"))
 
+/** `connections migrate-secrets`: every secret still in the file into the OS keychain. @category commands */
+export const migrateSecretsCommand = Command.make(
+  "migrate-secrets",
+  { home: CommonOptions.home, json: CommonOptions.json },
+  (flags) =>
+    Effect.gen(function*() {
+      const result = yield* (yield* ConnectionStore).migrateSecrets
+      if (flags.json) {
+        return yield* printJson({
+          moved: result.moved,
+          keychain: result.availability.available ? "available" : "unavailable",
+          ...(result.availability.available ? {} : { reason: result.availability.reason })
+        })
+      }
+      if (!result.availability.available) {
+        return yield* new UsageError({ message: `No OS keychain answers here (${result.availability.reason}); the secrets stay in connections.json (mode 0600)` })
+      }
+      yield* Console.log(
+        result.moved.length === 0
+          ? "No secret is kept in connections.json: nothing to move"
+          : `Moved to the OS keychain: ${result.moved.map((m) => `the ${secretLabel[m.field]} of ${m.connection}`).join(", ")}`
+      )
+    }).pipe(Effect.provide(driverLayer(flags.home)))
+).pipe(Command.withDescription("Move the secrets still kept in connections.json into the OS keychain (connections.json then holds references)"))
+
+/** The file `connections export` writes. @category models */
+export const EXPORT_VERSION = 1
+
+/** `connections export`: the connections without any secret, for another machine. @category commands */
+export const exportCommand = Command.make(
+  "export",
+  { home: CommonOptions.home, out: Options.file("out").pipe(Options.withDescription("Write to this file instead of standard output"), Options.optional) },
+  (flags) =>
+    Effect.gen(function*() {
+      const connections = yield* (yield* ConnectionStore).list
+      const toEnter: Array<string> = []
+      const exported = connections.map((c) => {
+        const { id: _id, keychain: _keychain, ...settings } = Schema.encodeSync(ConnectionSchema)(c)
+        for (const field of SECRET_FIELDS) delete (settings as Record<string, unknown>)[field]
+        const secrets = SECRET_FIELDS.filter((f) => secretPlaces(c)[f] !== undefined)
+        for (const f of secrets) toEnter.push(`the ${secretLabel[f]} of ${c.name} (${secretStdinFlag[f]})`)
+        return { ...settings, ...(secrets.length > 0 ? { secretsToEnter: secrets } : {}) }
+      })
+      const text = `${JSON.stringify({ version: EXPORT_VERSION, connections: exported }, null, 2)}\n`
+      const out = Option.getOrUndefined(flags.out)
+      if (out !== undefined) yield* Effect.promise(() => NodeFs.writeFile(out, text, { mode: 0o600 }))
+      else yield* Console.log(text.trimEnd())
+      // On standard error, so that standard output stays the file.
+      yield* Console.error(
+        toEnter.length === 0
+          ? `Exported ${exported.length} connection(s); none has a secret`
+          : `Exported ${exported.length} connection(s) without their secrets. After connections import, enter again: ${toEnter.join(", ")}`
+      )
+    }).pipe(Effect.provide(driverLayer(flags.home)))
+).pipe(Command.withDescription("Write the saved connections as JSON without any secret (API keys, OIDC secrets and tokens are never exported), and say which must be entered again"))
+
+/** `connections import FILE`: connections from `connections export`, secrets to be entered again. @category commands */
+export const importCommand = Command.make(
+  "import",
+  { home: CommonOptions.home, json: CommonOptions.json, file: Args.file({ name: "FILE", exists: "yes" }) },
+  (flags) =>
+    Effect.gen(function*() {
+      const text = yield* Effect.promise(() => NodeFs.readFile(flags.file, "utf8"))
+      let parsed: { version?: unknown; connections?: unknown }
+      try {
+        parsed = JSON.parse(text) as typeof parsed
+      } catch {
+        return yield* usage(`${flags.file} is not JSON written by connections export`)
+      }
+      if (parsed.version !== EXPORT_VERSION || !Array.isArray(parsed.connections)) {
+        return yield* usage(`${flags.file} is not a file written by connections export (version ${EXPORT_VERSION})`)
+      }
+      const inputs = (parsed.connections as Array<Record<string, unknown>>).map((c) => {
+        const { secretsToEnter: _s, id: _i, keychain: _k, ...rest } = c
+        for (const field of SECRET_FIELDS) delete rest[field]
+        return rest
+      })
+      const added = yield* (yield* ConnectionStore).importAll(inputs as never).pipe(Effect.catchTag("ConnectionInvalid", asUsageError))
+      const toEnter = (parsed.connections as Array<{ name?: unknown; secretsToEnter?: unknown }>).flatMap((c) =>
+        Array.isArray(c.secretsToEnter)
+          ? c.secretsToEnter.filter((f): f is SecretField => (SECRET_FIELDS as ReadonlyArray<unknown>).includes(f)).map((f) => ({ name: String(c.name), field: f }))
+          : []
+      )
+      if (flags.json) return yield* printJson({ imported: added.map(toPublic), secretsToEnter: toEnter })
+      yield* Console.log(`Imported ${added.length} connection(s): ${added.map((c) => c.name).join(", ")}`)
+      for (const { field, name } of toEnter) {
+        yield* Console.log(`  enter the ${secretLabel[field]} of ${name}: weaviate-mcp connections update ${name} ${secretStdinFlag[field]}`)
+      }
+    }).pipe(Effect.provide(driverLayer(flags.home)))
+).pipe(Command.withDescription("Add the connections of a file written by connections export; their secrets are entered again with connections update"))
+
 /** `connections`. @category commands */
 export const connectionsCommand = Command.make("connections").pipe(
   Command.withDescription("Manage saved Weaviate connections"),
-  Command.withSubcommands([addCommand, updateCommand, listCommand, showCommand, testCommand, removeCommand])
+  Command.withSubcommands([addCommand, updateCommand, listCommand, showCommand, testCommand, removeCommand, migrateSecretsCommand, exportCommand, importCommand])
 )
