@@ -60,7 +60,7 @@ const settingOptions = {
   oidcClientId: Options.text("oidc-client-id").pipe(Options.withDescription("OIDC client id (default: the one Weaviate names)"), Options.optional),
   oidcClientSecret: Options.redacted("oidc-client-secret").pipe(Options.withDescription("OIDC client secret (client credentials)"), Options.optional),
   oidcClientSecretStdin: Options.boolean("oidc-client-secret-stdin").pipe(Options.withDescription("Read the OIDC client secret from standard input")),
-  oidcScope: Options.text("oidc-scope").pipe(Options.withDescription("An OIDC scope to ask for beside Weaviate's (repeatable)"), Options.repeated),
+  oidcScope: Options.text("oidc-scope").pipe(Options.withDescription("An OIDC scope to ask for beside Weaviate's (repeatable)"), CommonOptions.repeatable),
   oidcUsername: Options.text("oidc-username").pipe(Options.withDescription("OIDC user (oidc-password)"), Options.optional),
   oidcPassword: Options.redacted("oidc-password").pipe(Options.withDescription("OIDC password (oidc-password)"), Options.optional),
   oidcPasswordStdin: Options.boolean("oidc-password-stdin").pipe(Options.withDescription("Read the OIDC password from standard input")),

@@ -117,7 +117,7 @@ export const make = (
             ...(url.protocol === "http:" ? { execute: [Oidc.allowInsecureRequests] } : {}),
             timeout: 10
           }),
-        catch: (cause) => providerFailure(issuer, "its discovery document could not be read", cause)
+        catch: (cause) => providerFailure(issuer, "did not give its discovery document", cause)
       })
       config[Oidc.customFetch] = fetch
       configuration = { config, issuer, clientId, scopes }

@@ -9,7 +9,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import * as NodeChild from "node:child_process"
 import * as Cli from "../support/Cli.ts"
+import { pages } from "../support/Markdown.ts"
 import { validateDef } from "../support/McpSchemas.ts"
 import * as TestHome from "../support/TestHome.ts"
 import { type OidcProvider, SERVICE_CLIENT_ID, SERVICE_SECRET, startOidcProvider, USERS } from "../weaviate/OidcProvider.ts"
@@ -126,3 +128,51 @@ describe("connections add --auth oidc-…", () => {
     for (const secret of secrets()) assert.notInclude(all, secret)
   })
 })
+
+/** `sh -e -c script`, bounded to 60 s. */
+const runShell = (script: string, options: { readonly env: NodeJS.ProcessEnv }) =>
+  new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = NodeChild.spawn("sh", ["-e", "-c", script], { env: options.env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.once("exit", (status) => {
+      clearTimeout(timer)
+      resolve({ status, stdout, stderr })
+    })
+  })
+
+describe("docs/connections.md: each OIDC worked example runs as shown", () => {
+  const examples = pages().find((p) => p.file === "docs/connections.md")!.blocks.filter((b) => b.info.split(/\s+/).includes("oidc-example"))
+
+  it("there is one for each OIDC method", () => {
+    assert.deepStrictEqual(examples.map((b) => /--auth (\S+)/.exec(b.text)?.[1]), ["oidc-client-credentials", "oidc-password", "oidc-token"])
+  })
+
+  it.each(examples.map((b) => [`docs/connections.md:${b.line}`, b] as const))("%s", async (_, block) => {
+    // `weaviate-mcp` on PATH is this package's binary; the home is a fresh one; the example's
+    // address is the real Weaviate's of this file.
+    const dir = TestHome.tempDirSync()
+    NodeFs.writeFileSync(NodePath.join(dir, "weaviate-mcp"), `#!/bin/sh\nexec "${process.execPath}" "${Cli.BIN}" "$@"\n`, { mode: 0o755 })
+    const tokens = await provider.passwordGrant("alice", USERS["alice"]!)
+    const script = block.text.replaceAll("http://127.0.0.1:8080", `http://127.0.0.1:${weaviate.port}`)
+    // Asynchronously: the provider answers from this very process.
+    const r = await runShell(script, {
+      env: {
+        PATH: `${dir}:${process.env["PATH"]}`,
+        WEAVIATE_MCP_HOME: NodePath.join(dir, "home"),
+        WEAVIATE_MCP_KEYCHAIN: "off",
+        CLIENT_SECRET: SERVICE_SECRET,
+        ALICE_PASSWORD: USERS["alice"]!,
+        ACCESS_TOKEN: tokens.access_token,
+        REFRESH_TOKEN: tokens.refresh_token
+      }
+    })
+    assert.strictEqual(r.status, 0, r.stderr)
+    assert.match(r.stdout, /^signed in as (alice|service) \(OIDC /m)
+    for (const secret of [SERVICE_SECRET, USERS["alice"]!, tokens.access_token, tokens.refresh_token]) assert.notInclude(r.stdout + r.stderr, secret)
+  }, 60_000)
+})
+
