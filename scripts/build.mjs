@@ -117,7 +117,8 @@ export const buildCli = async () => {
     // A native module (the query history's SQLite) cannot be bundled: it stays a \`require\` of the
     // installed package, resolved from dist/ (the bin runs the bundle with a require rooted there), and
     // it is required only when a history opens (src/History/HistoryStore.ts), never on a start without one.
-    external: ["better-sqlite3"],
+    // The OS keychain's binding (@napi-rs/keyring) likewise, loaded when a secret is first stored or read.
+    external: ["better-sqlite3", "@napi-rs/keyring"],
     // Where the module is, for the console's page (src/Daemon/Console.ts finds dist/console from it).
     define: { "import.meta.dirname": "__dirname" },
     // The sources are ES modules, which are strict; a CommonJS file is strict only when it says so.

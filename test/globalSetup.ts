@@ -61,6 +61,9 @@ export default async function setup() {
   process.env["WEAVIATE_MCP_TEST_TARGET"] = JSON.stringify(target)
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "weaviate-mcp-run-"))
   process.env["WEAVIATE_MCP_TEST_RUN_DIR"] = runDir
+  // No test stores a secret in the keychain of the person running them: the session bus is one nobody
+  // listens on, and the keychain tests start a Secret Service of their own (test/support/SecretService.ts).
+  process.env["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=/nonexistent/weaviate-mcp-tests-bus"
   process.stderr.write(`Weaviate under test: ${target.label}\n`)
   return () => fs.rmSync(runDir, { recursive: true, force: true })
 }

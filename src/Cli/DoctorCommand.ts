@@ -7,11 +7,15 @@
  * - `handshake`: the handshake file exists, belongs to this user and has mode 0600;
  * - `daemon`: its pid is alive and the daemon answers `server/discover` with the file's `instanceId`;
  * - `approvals`: the approval mode the daemon resolved; `deny` (headless) is a warning;
+ * - `secrets`: where the connections' secrets are kept (the OS keychain or connections.json), whether
+ *   a keychain answers here, and any secret the keychain should have but does not;
  * - `connection:<id>`: each saved connection answers its health check (`GET /v1/meta`, 5 s);
  * - `cluster:<id>`: and its cluster is healthy (`GET /v1/nodes` and the Raft members: every node up);
  * - `weaviate:<id>`: its Weaviate version is one we support;
  * - `permissions:<id>`: the Weaviate user behind its key, its roles and what they allow (RBAC), or
  *   that Weaviate does not restrict it by role (writes are then not checked before approval);
+ * - `signin:<id>`: under OIDC, who it signed in as and when the token expires (a warning when a token
+ *   that cannot be renewed expires within the hour);
  * - `client:<client>:<name>`: each client config on this machine with an entry of ours points at a
  *   `weaviate-mcp` that exists, and its bridge starts and lists the tools (or its HTTP entry's
  *   endpoint and token list them);
@@ -41,6 +45,8 @@ import * as Handshake from "../Daemon/Handshake.ts"
 import { ConnectionStore } from "../Driver/ConnectionStore.ts"
 import { Driver } from "../Driver/Driver.ts"
 import * as Permissions from "../Driver/Permissions.ts"
+import { signInLine } from "../Driver/OidcSignIn.ts"
+import { type Connection, secretLabel, secretPlaces, secretStdinFlag } from "../Schema/Connection.ts"
 import { AlreadyReported } from "./CliErrors.ts"
 import * as CommonOptions from "./CommonOptions.ts"
 import { driverLayer } from "./DriverCli.ts"
@@ -214,6 +220,7 @@ const connectionChecks = Effect.gen(function*() {
   }
   const connections = listed.right
   const driver = yield* Driver
+  const secrets = yield* secretsCheck(connections)
   /** With clusters: the cluster's health (every node, and the Raft members), asked only of a connection that answers. */
   const clusterCheck = (connection: (typeof connections)[number]) =>
     driver.cluster(connection.id).pipe(
@@ -248,6 +255,15 @@ const connectionChecks = Effect.gen(function*() {
             `weaviate-mcp connections test ${connection.name}`)
       })
     )
+  /** OIDC: who the connection signed in as and when its token expires (never the token). */
+  const signInCheck = (connection: (typeof connections)[number]) =>
+    Effect.map(Effect.option(driver.http(connection.id)), (http): ReadonlyArray<Check> => {
+      const who = Option.getOrUndefined(http)?.identity()
+      if (who === undefined) return []
+      const soon = !who.renewable && who.expiresAt !== undefined && who.expiresAt - Date.now() < 3_600_000
+      return [check(`signin:${connection.id}`, `sign-in of ${connection.name}`, soon ? "warn" : "ok", signInLine(who),
+        soon ? `weaviate-mcp connections update ${connection.name} --oidc-access-token-stdin --oidc-refresh-token-stdin` : null)]
+    })
   const results = yield* Effect.forEach(connections, (connection) =>
     driver.health(connection.id).pipe(
       Effect.timeout("5 seconds"),
@@ -266,10 +282,37 @@ const connectionChecks = Effect.gen(function*() {
       Effect.flatMap((checks) =>
         checks[0]?.status === "ok"
           ? Effect.map(Effect.all([clusterCheck(connection), permissionsCheck(connection)], { concurrency: 2 }), (more) => [...checks, ...more])
-          : Effect.succeed(checks))
+          : Effect.succeed(checks)),
+      Effect.flatMap((checks) => checks[0]?.status === "ok" ? Effect.map(signInCheck(connection), (signIn) => [...checks, ...signIn]) : Effect.succeed(checks))
     ), { concurrency: 4 })
-  return results.flat()
+  return [...secrets, ...results.flat()]
 })
+
+/**
+ * Where the connections' secrets are kept: the OS keychain or connections.json, whether a keychain
+ * answers here, and each secret the file says is in the keychain but the keychain does not have
+ * (a home moved from another machine): that one must be entered again.
+ */
+const secretsCheck = (connections: ReadonlyArray<Connection>) =>
+  Effect.gen(function*() {
+    const places = connections.map((c) => ({ c, places: secretPlaces(c) }))
+    const inKeychain = places.flatMap(({ places }) => Object.values(places).filter((p) => p === "keychain")).length
+    const inFile = places.flatMap(({ places }) => Object.values(places).filter((p) => p === "file")).length
+    const missing = connections.flatMap((c) => (c.keychain ?? []).filter((f) => c[f] === undefined).map((f) => ({ c, f })))
+    if (inKeychain + inFile === 0) return []
+    const availability = yield* (yield* ConnectionStore).secretStore
+    const where = availability.available ? "an OS keychain answers here" : `no OS keychain answers here (${availability.reason})`
+    const counts = `${inKeychain} secret(s) in the OS keychain, ${inFile} in connections.json (mode 0600); ${where}`
+    if (missing.length > 0) {
+      return [check("secrets", "secrets", "fail",
+        `${counts}; not in the keychain here: ${missing.map(({ c, f }) => `the ${secretLabel[f]} of ${c.name}`).join(", ")}`,
+        missing.map(({ c, f }) => `weaviate-mcp connections update ${c.name} ${secretStdinFlag[f]}`).join("; "))]
+    }
+    if (inFile > 0 && availability.available) {
+      return [check("secrets", "secrets", "warn", `${counts}: the secrets in the file can move there`, "weaviate-mcp connections migrate-secrets")]
+    }
+    return [check("secrets", "secrets", "ok", counts)]
+  })
 
 /** The client configs of this machine that name weaviate-mcp. */
 const clientChecks = (running: { readonly port: number } | undefined) =>

@@ -27,8 +27,10 @@ import * as NodeCrypto from "node:crypto"
 import * as NodePath from "node:path"
 import * as FileWatch from "../Base/FileWatch.ts"
 import { Home } from "../Base/Home.ts"
+import * as Keychain from "../Base/Keychain.ts"
 import { readJsonIfExists, SecretFileError, signature, writeJsonAtomic } from "../Base/SecretFile.ts"
-import { Connection, ConnectionInput, ConnectionsFile } from "../Schema/Connection.ts"
+import * as Redacted from "effect/Redacted"
+import { authMethodLabel, Connection, ConnectionInput, ConnectionsFile, SECRET_FIELDS, type SecretField } from "../Schema/Connection.ts"
 
 // ===== Errors =====
 
@@ -52,6 +54,12 @@ export class ConnectionInvalid extends Schema.TaggedError<ConnectionInvalid>()("
 
 /** @category errors */
 export type StoreError = SecretFileError | ConnectionInvalid
+
+/** What `migrateSecrets` moved, and what it could not. @category models */
+export interface SecretsMoved {
+  readonly moved: ReadonlyArray<{ readonly connection: string; readonly field: SecretField }>
+  readonly availability: Keychain.Availability
+}
 
 // ===== Service =====
 
@@ -102,6 +110,18 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
   readonly update: (idOrName: string, patch: ConnectionPatch) => Effect.Effect<Connection, StoreError | ConnectionNotFound>
   readonly remove: (idOrName: string) => Effect.Effect<Connection, StoreError | ConnectionNotFound>
   /**
+   * Moves every secret still kept in the file into the OS keychain (`connections migrate-secrets`);
+   * the file then holds only references. Nothing is moved when no keychain answers.
+   */
+  readonly migrateSecrets: Effect.Effect<SecretsMoved, StoreError>
+  /**
+   * Adds connections exported elsewhere (`connections import`): their secrets were not exported, so
+   * they are saved without them, to be entered again; names must be free.
+   */
+  readonly importAll: (inputs: ReadonlyArray<typeof ConnectionInput.Encoded>) => Effect.Effect<ReadonlyArray<Connection>, StoreError>
+  /** Where new secrets go: the OS keychain, or the file and why. */
+  readonly secretStore: Effect.Effect<Keychain.Availability>
+  /**
    * The list after every change. The first element is the list read once listening has started, so
    * every change made after it was read is emitted (saves through this service at once, edits of the
    * file by others within a second).
@@ -125,12 +145,27 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
           .join("; ")
       })
 
+    const keychain = yield* Keychain.Keychain
+
+    /** The secrets the file lists as kept in the keychain, read from it (left out when it does not have them). */
+    const fromKeychain = (c: Connection): Effect.Effect<Connection> => {
+      const listed = c.keychain ?? []
+      if (listed.length === 0) return Effect.succeed(c)
+      return Effect.map(
+        Effect.forEach(listed, (field) => Effect.map(keychain.get(Keychain.accountOf(c.id, field)), (value) => [field, value] as const)),
+        (values) => {
+          const found = Object.fromEntries(values.filter(([, v]) => v !== undefined).map(([f, v]) => [f, Redacted.make(v!)]))
+          return Object.keys(found).length === 0 ? c : new Connection({ ...c, ...found })
+        }
+      )
+    }
+
     const read = Effect.flatMap(readJsonIfExists(path), (json) =>
       json === undefined
         ? Effect.succeed<ReadonlyArray<Connection>>([])
         : decodeFile(json).pipe(
-          Effect.map((file) => file.connections),
-          Effect.mapError((e) => new SecretFileError({ path, operation: "read", reason: e.message }))
+          Effect.mapError((e) => new SecretFileError({ path, operation: "read", reason: e.message })),
+          Effect.flatMap((file) => Effect.forEach(file.connections, fromKeychain))
         ))
 
     const cache = cachedBySignature(path, read)
@@ -141,8 +176,36 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
     }
     const list = follow === undefined ? cache.current : cache.fresh(FOLLOWED_MAX_AGE_MS)
 
+    /** The file's form: a secret kept in the keychain is only named there (`keychain`), its value left out. */
+    const forFile = (c: Connection): Connection => {
+      const listed = c.keychain ?? []
+      if (listed.length === 0) return c
+      const copy: Record<string, unknown> = { ...c }
+      for (const field of listed) delete copy[field]
+      return new Connection(copy as ConstructorParameters<typeof Connection>[0])
+    }
+
+    /**
+     * Puts the given secrets of a connection into the keychain when one answers; each one it does not
+     * take stays in the file (and is no longer listed as in the keychain).
+     */
+    const placeSecrets = (c: Connection, fields: ReadonlyArray<SecretField>) =>
+      Effect.gen(function*() {
+        const listed = new Set(c.keychain ?? [])
+        for (const field of fields) {
+          const value = c[field]
+          if (value === undefined) continue
+          const kept = yield* keychain.set(Keychain.accountOf(c.id, field), Redacted.value(value))
+          if (kept) listed.add(field)
+          else listed.delete(field)
+        }
+        const keychainList = SECRET_FIELDS.filter((f) => listed.has(f))
+        const { keychain: _old, ...rest } = c
+        return new Connection({ ...rest, ...(keychainList.length > 0 ? { keychain: keychainList } : {}) })
+      })
+
     const save = (connections: ReadonlyArray<Connection>) =>
-      encodeFile({ version: 1, connections }).pipe(
+      encodeFile({ version: 1, connections: connections.map(forFile) }).pipe(
         Effect.mapError(invalid),
         Effect.flatMap((encoded) => writeJsonAtomic(path, encoded)),
         Effect.tap(() => Effect.sync(cache.forget)),
@@ -159,10 +222,13 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
         ? Effect.fail(new ConnectionInvalid({ reason: `a connection named ${JSON.stringify(name)} already exists` }))
         : Effect.void
 
-    const checkKey = (c: Connection) =>
-      c.apiKey !== undefined && c.apiKeyEnv !== undefined
-        ? Effect.fail(new ConnectionInvalid({ reason: "give the API key or the name of its environment variable, not both" }))
-        : Effect.void
+    const checkKey = (c: Connection) => {
+      if (c.apiKey !== undefined && c.apiKeyEnv !== undefined) {
+        return Effect.fail(new ConnectionInvalid({ reason: "give the API key or the name of its environment variable, not both" }))
+      }
+      const missing = missingSecrets(c)
+      return missing.length === 0 ? Effect.void : Effect.fail(new ConnectionInvalid({ reason: missing.join("; ") }))
+    }
 
     const get = Effect.fnUntraced(function*(idOrName: string) {
       const found = find(yield* list, idOrName)
@@ -179,8 +245,9 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
       for (let i = 0; i < 8 && taken.has(id); i++) id = newId()
       const connection = new Connection({ ...decoded, id })
       yield* checkKey(connection)
-      yield* save([...connections, connection])
-      return connection
+      const placed = yield* placeSecrets(connection, SECRET_FIELDS)
+      yield* save([...connections, placed])
+      return placed
     })
 
     const update = Effect.fnUntraced(function*(idOrName: string, patch: ConnectionPatch) {
@@ -196,15 +263,55 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
       yield* checkName(connections, decoded.name, current.id)
       const next = new Connection({ ...decoded, id: current.id })
       yield* checkKey(next)
-      yield* save(connections.map((c) => (c.id === current.id ? next : c)))
-      return next
+      // Only the secrets given now move to the keychain; the others stay where they are.
+      const placed = yield* placeSecrets(next, SECRET_FIELDS.filter((f) => patch[f] !== undefined))
+      // One that is gone (another auth method) leaves the keychain too.
+      for (const field of current.keychain ?? []) {
+        if (placed[field] === undefined || !(placed.keychain ?? []).includes(field)) yield* keychain.remove(Keychain.accountOf(current.id, field))
+      }
+      yield* save(connections.map((c) => (c.id === current.id ? placed : c)))
+      return placed
     })
 
     const remove = Effect.fnUntraced(function*(idOrName: string) {
       const connections = yield* list
       const current = yield* find(connections, idOrName)
       yield* save(connections.filter((c) => c.id !== current.id))
+      for (const field of current.keychain ?? []) yield* keychain.remove(Keychain.accountOf(current.id, field))
       return current
+    })
+
+    const importAll = Effect.fnUntraced(function*(inputs: ReadonlyArray<typeof ConnectionInput.Encoded>) {
+      const connections = [...(yield* list)]
+      const added: Array<Connection> = []
+      for (const input of inputs) {
+        const decoded = yield* Effect.mapError(decodeInput(input), invalid)
+        yield* checkName(connections, decoded.name)
+        const taken = new Set(connections.map((c) => c.id))
+        let id = newId()
+        for (let i = 0; i < 8 && taken.has(id); i++) id = newId()
+        const connection = new Connection({ ...decoded, id })
+        connections.push(connection)
+        added.push(connection)
+      }
+      yield* save(connections)
+      return added
+    })
+
+    const migrateSecrets = Effect.gen(function*() {
+      const availability = yield* keychain.availability
+      if (!availability.available) return { moved: [], availability }
+      const connections = yield* list
+      const moved: Array<{ connection: string; field: SecretField }> = []
+      const next: Array<Connection> = []
+      for (const c of connections) {
+        const inFile = SECRET_FIELDS.filter((f) => c[f] !== undefined && !(c.keychain ?? []).includes(f))
+        const placed = yield* placeSecrets(c, inFile)
+        for (const field of inFile) if ((placed.keychain ?? []).includes(field)) moved.push({ connection: c.name, field })
+        next.push(placed)
+      }
+      if (moved.length > 0) yield* save(next)
+      return { moved, availability }
     })
 
     const digest = (connections: ReadonlyArray<Connection>) => JSON.stringify(encodeList(connections))
@@ -220,7 +327,7 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
         Stream.changesWith((a, b) => digest(a) === digest(b))
       )))
 
-    return ConnectionStore.of({ list, get, add, update, remove, changes })
+    return ConnectionStore.of({ list, get, add, update, remove, changes, migrateSecrets, importAll, secretStore: keychain.availability })
   })
 
   /** Stat'ed before each read: for short-lived programs (the CLI). */
@@ -231,5 +338,25 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
 }
 
 const encodeList = Schema.encodeSync(Schema.Array(Connection))
+
+const has = (c: Connection, field: SecretField) => c[field] !== undefined || c.keychain?.includes(field) === true
+
+/** What an OIDC method needs and the connection lacks, each as "what it needs (the flag that gives it)". */
+const missingSecrets = (c: Connection): ReadonlyArray<string> => {
+  const needs = (ok: boolean, what: string) => (ok ? [] : [what])
+  switch (c.authMethod) {
+    case "oidcClientCredentials":
+      return needs(has(c, "oidcClientSecret"), `${authMethodLabel[c.authMethod]} needs a client secret (--oidc-client-secret-stdin)`)
+    case "oidcPassword":
+      return [
+        ...needs(c.oidcUsername !== undefined, `${authMethodLabel[c.authMethod]} needs a username (--oidc-username)`),
+        ...needs(has(c, "oidcPassword"), `${authMethodLabel[c.authMethod]} needs a password (--oidc-password-stdin)`)
+      ]
+    case "oidcToken":
+      return needs(has(c, "oidcAccessToken"), `${authMethodLabel[c.authMethod]} needs an access token (--oidc-access-token-stdin)`)
+    default:
+      return []
+  }
+}
 
 const newId = () => NodeCrypto.randomBytes(6).toString("hex")

@@ -26,7 +26,8 @@ import * as NodeEvents from "node:events"
 import * as NodeFs from "node:fs/promises"
 import * as NodeNet from "node:net"
 import * as NodeTls from "node:tls"
-import { type Connection, DEFAULT_REQUEST_TIMEOUT_SECONDS } from "../Schema/Connection.ts"
+import { type Connection, DEFAULT_REQUEST_TIMEOUT_SECONDS, isOidc, secretLabel, secretStdinFlag } from "../Schema/Connection.ts"
+import * as OidcSignIn from "./OidcSignIn.ts"
 import * as Undici from "./UndiciAgent.ts"
 import {
   AuthenticationFailed,
@@ -149,6 +150,8 @@ export interface WeaviateHttp {
   readonly graphql: (query: string) => Effect.Effect<GraphqlResponse, RequestError>
   /** Replaces the API key in a text (servers may echo it). */
   readonly scrub: (text: string) => string
+  /** Under an OIDC auth method: who the connection signs in as and until when (`undefined` before the first sign-in). */
+  readonly identity: () => OidcSignIn.Identity | undefined
 }
 
 // ===== Constructors =====
@@ -163,7 +166,7 @@ export const resolveApiKey = (
   connection: Connection,
   env: NodeJS.ProcessEnv = process.env
 ): Effect.Effect<Redacted.Redacted<string> | undefined, AuthenticationFailed> => {
-  if (connection.authMethod === "none") return Effect.succeed(undefined)
+  if (connection.authMethod !== "apiKey") return Effect.succeed(undefined)
   if (connection.apiKey !== undefined && Redacted.value(connection.apiKey).length > 0) {
     return Effect.succeed(connection.apiKey)
   }
@@ -173,8 +176,93 @@ export const resolveApiKey = (
       ? Effect.succeed(Redacted.make(value))
       : Effect.fail(new AuthenticationFailed({ reason: `Auth Method is API Key but the environment variable ${connection.apiKeyEnv} is not set` }))
   }
+  if (connection.keychain?.includes("apiKey") === true) return Effect.fail(missingFromKeychain(connection, "apiKey"))
   return Effect.fail(new AuthenticationFailed({ reason: "Auth Method is API Key but no API key is configured" }))
 }
+
+/**
+ * A secret the file says is in the OS keychain, which did not give it (no keychain answers here, or
+ * the home was moved from another machine): it must be entered again.
+ *
+ * @category constructors
+ */
+export const missingFromKeychain = (connection: Pick<Connection, "name">, field: keyof typeof secretLabel) =>
+  new AuthenticationFailed({
+    reason: `the ${secretLabel[field]} of ${connection.name} is kept in the OS keychain, which does not have it here; ` +
+      `enter it again: weaviate-mcp connections update ${connection.name} ${secretStdinFlag[field]}`
+  })
+
+/**
+ * TLS options of the identity provider's agent: the connection's CA file and skip-verify apply to it
+ * as to Weaviate; under SSL Mode Disabled an https provider is verified against the system roots (and
+ * the CA file when one is given).
+ *
+ * @category constructors
+ */
+export const providerTlsOptions = (connection: Connection): Effect.Effect<TlsOptions, ConnectionFailed> =>
+  Effect.gen(function*(): Effect.fn.Return<TlsOptions, ConnectionFailed> {
+    const mode = connection.sslMode
+    if (connection.skipTlsVerify || mode === "preferred" || mode === "required-skip-verify") return { rejectUnauthorized: false }
+    const ca = connection.caFile !== undefined && mode !== "required" ? yield* readCa(connection.caFile) : undefined
+    return {
+      rejectUnauthorized: true,
+      ...(ca !== undefined ? { ca } : {}),
+      ...(mode === "verify-ca" ? { checkServerIdentity: () => undefined } : {})
+    }
+  })
+
+/** `openid-client`'s fetch through an undici agent: the provider gets the connection's TLS settings. */
+const fetchThrough = (undici: Undici.Undici, agent: Undici.Agent): OidcSignIn.Fetch => async (url, init) => {
+  const target = new URL(url)
+  const headers: Record<string, string> = { ...(init.headers as Record<string, string>) }
+  const raw = init.body as unknown
+  const body = raw === undefined || raw === null ? null : typeof raw === "string" ? raw : raw instanceof URLSearchParams ? raw.toString() : String(raw)
+  if (raw instanceof URLSearchParams && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
+    headers["content-type"] = "application/x-www-form-urlencoded;charset=UTF-8"
+  }
+  const answer = await undici.request(agent, {
+    origin: target.origin,
+    path: `${target.pathname}${target.search}`,
+    method: (init.method ?? "GET") as Method,
+    headers,
+    body,
+    ...(init.signal !== undefined && init.signal !== null ? { signal: init.signal } : {})
+  })
+  const text = await answer.body.text()
+  const responseHeaders = new Headers()
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (value === undefined) continue
+    for (const v of Array.isArray(value) ? value : [value]) responseHeaders.append(name, v)
+  }
+  const empty = answer.statusCode === 204 || answer.statusCode === 304
+  return new Response(empty ? null : text, { status: answer.statusCode, headers: responseHeaders })
+}
+
+/** Requests that only read, and so may be sent again after a 401 with a renewed token. GraphQL here only reads. */
+const isRead = (req: Request) => req.method === "GET" || req.method === "HEAD" || (req.method === "POST" && req.path === "/v1/graphql")
+
+/** Weaviate's answer to `GET /v1/.well-known/openid-configuration`: where its identity provider is. */
+const weaviateOidc = (
+  connection: Connection,
+  send: (req: Request, traceState: string | undefined, bearer: string | undefined) => Effect.Effect<Response, AuthenticationFailed | ConnectionFailed>
+): Effect.Effect<OidcSignIn.WeaviateOidc, AuthenticationFailed | ConnectionFailed> =>
+  Effect.flatMap(send({ method: "GET", path: "/v1/.well-known/openid-configuration" }, undefined, undefined), (response) => {
+    const body = response.json as { href?: unknown; clientId?: unknown; scopes?: unknown } | undefined
+    if (response.status === 404) {
+      return Effect.fail(new AuthenticationFailed({
+        reason: `${connection.host}:${connection.port} does not use OIDC (GET /v1/.well-known/openid-configuration answered 404); ` +
+          "choose Auth Method API Key or None, or give the provider with --oidc-issuer and --oidc-client-id"
+      }))
+    }
+    if (response.status !== 200 || typeof body !== "object" || body === null || typeof body.href !== "string") {
+      return Effect.fail(new AuthenticationFailed({ reason: `Weaviate's OIDC discovery (GET /v1/.well-known/openid-configuration) answered HTTP ${response.status}: ${truncate(response.text)}` }))
+    }
+    return Effect.succeed({
+      href: body.href,
+      clientId: typeof body.clientId === "string" ? body.clientId : "",
+      scopes: Array.isArray(body.scopes) ? body.scopes.filter((s): s is string => typeof s === "string") : []
+    })
+  })
 
 /** @category models */
 export interface TlsOptions {
@@ -238,10 +326,24 @@ export const make = (
     if (secret !== undefined) Redaction.global.register(secret)
     const scrub = Redaction.global.redact
 
-    const request = (req: Request): Effect.Effect<Response, AuthenticationFailed | PermissionDenied | ConnectionFailed> =>
-      Effect.flatMap(FiberRef.get(Tracing.currentTraceState), (traceState) => send(req, traceState))
+    const send = makeSend({ undici, agent, baseUrl, connection, scrub, timeouts })
 
-    const send = makeSend({ undici, agent, baseUrl, connection, secret, scrub, timeouts })
+    const tokens = isOidc(connection.authMethod) ? yield* oidcTokens(connection, undici, send) : undefined
+
+    /**
+     * Under OIDC: a token valid now; a 401 renews it once and sends a read once more. A write is
+     * never sent twice: its 401 fails (the driver then drops the session, so the next call signs in anew).
+     */
+    const signedIn = (req: Request, traceState: string | undefined, t: OidcSignIn.Tokens) =>
+      Effect.flatMap(t.bearer, (bearer) =>
+        isRead(req)
+          ? Effect.catchIf(send(req, traceState, bearer), (e): e is AuthenticationFailed => e._tag === "AuthenticationFailed" && e.status === 401, () =>
+            Effect.flatMap(t.renew(bearer), (renewed) => send(req, traceState, renewed)))
+          : send(req, traceState, bearer))
+
+    const request = (req: Request): Effect.Effect<Response, AuthenticationFailed | PermissionDenied | ConnectionFailed> =>
+      Effect.flatMap(FiberRef.get(Tracing.currentTraceState), (traceState) =>
+        tokens === undefined ? send(req, traceState, secret) : signedIn(req, traceState, tokens))
 
     const requestOk = (req: Request): Effect.Effect<Response, RequestError> =>
       Effect.flatMap(request(req), (response) =>
@@ -271,7 +373,25 @@ export const make = (
         return Effect.succeed(result)
       })
 
-    return { connection, baseUrl, request, requestOk, graphql, scrub }
+    return { connection, baseUrl, request, requestOk, graphql, scrub, identity: () => tokens?.identity() }
+  })
+
+/** The OIDC sign-in of a connection, its identity provider reached with the connection's TLS settings. */
+const oidcTokens = (
+  connection: Connection,
+  undici: Undici.Undici,
+  send: (req: Request, traceState: string | undefined, bearer: string | undefined) => Effect.Effect<Response, AuthenticationFailed | ConnectionFailed>
+) =>
+  Effect.gen(function*() {
+    const tls = yield* providerTlsOptions(connection)
+    const agent = yield* Effect.acquireRelease(
+      Effect.sync(() => new undici.Agent({ connect: { ...tls, timeout: 10_000 } })),
+      (agent) => Effect.promise(() => agent.destroy().catch(() => undefined))
+    )
+    for (const field of ["oidcClientSecret", "oidcPassword", "oidcAccessToken", "oidcRefreshToken"] as const) {
+      if (connection.keychain?.includes(field) === true && connection[field] === undefined) return yield* missingFromKeychain(connection, field)
+    }
+    return yield* OidcSignIn.make(connection, weaviateOidc(connection, send), fetchThrough(undici, agent))
   })
 
 /** What sending a request needs from its connection. */
@@ -280,13 +400,12 @@ interface SendContext {
   readonly agent: Undici.Agent
   readonly baseUrl: string
   readonly connection: Connection
-  readonly secret: string | undefined
   readonly scrub: (text: string) => string
   readonly timeouts: Timeouts["Type"]
 }
 
 /** Sending one request of a connection: the exchange, its span when traced, its time-out, auth failures. */
-const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts, undici }: SendContext) => {
+const makeSend = ({ agent, baseUrl, connection, scrub, timeouts, undici }: SendContext) => {
   /**
    * One exchange with undici directly: the request and its body are sent as they are, the answer
    * read whole. Interruption aborts it (the signal of `Effect.async`). (@effect/platform's
@@ -357,7 +476,7 @@ const makeSend = ({ agent, baseUrl, connection, scrub, secret, timeouts, undici 
    * that sent `traceparent`), the request is a client span whose id goes out in `traceparent` (and
    * `b3`), as `http.client <METHOD>` with the HTTP semantic-convention attributes.
    */
-  const send = (req: Request, traceState: string | undefined): Effect.Effect<Response, AuthenticationFailed | PermissionDenied | ConnectionFailed> => {
+  const send = (req: Request, traceState: string | undefined, secret: string | undefined): Effect.Effect<Response, AuthenticationFailed | PermissionDenied | ConnectionFailed> => {
     const headers: Record<string, string> = { accept: "application/json" }
     if (secret !== undefined) headers.authorization = `Bearer ${secret}`
     if (traceState !== undefined) headers.tracestate = traceState
@@ -487,7 +606,9 @@ export const serverMessage = (response: Pick<Response, "status" | "text" | "json
 const authFailure = (connection: Connection, response: Response, scrub: (s: string) => string) => {
   const detail = scrub(serverMessage(response))
   if (response.status === 403) return PermissionDenied.fromWeaviate(detail)
-  const reason = connection.authMethod === "none"
+  const reason = isOidc(connection.authMethod)
+    ? `Weaviate rejected the OIDC token (HTTP 401: ${detail})`
+    : connection.authMethod === "none"
     ? `the node requires an API key but Auth Method is None; set Auth Method to API Key (HTTP 401: ${detail})`
     : `the API key was rejected (HTTP 401: ${detail})`
   return new AuthenticationFailed({ reason, status: response.status })

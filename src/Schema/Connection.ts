@@ -30,12 +30,57 @@ export const sslModeLabel: Record<SslMode, string> = {
   "verify-identity": "Verify Identity"
 }
 
-/** Auth Method: `None` sends nothing, `API Key` sends `Authorization: Bearer`. @category schemas */
-export const AuthMethod = Schema.Literal("none", "apiKey")
+/**
+ * Auth Method: `None` sends nothing, `API Key` sends `Authorization: Bearer`; the three OIDC methods
+ * sign in at the identity provider Weaviate trusts and send its access token as the bearer.
+ *
+ * @category schemas
+ */
+export const AuthMethod = Schema.Literal("none", "apiKey", "oidcClientCredentials", "oidcPassword", "oidcToken")
 export type AuthMethod = typeof AuthMethod.Type
 
 /** The contract's display name of each auth method. @category constants */
-export const authMethodLabel: Record<AuthMethod, string> = { none: "None", apiKey: "API Key" }
+export const authMethodLabel: Record<AuthMethod, string> = {
+  none: "None",
+  apiKey: "API Key",
+  oidcClientCredentials: "OIDC client credentials",
+  oidcPassword: "OIDC username and password",
+  oidcToken: "OIDC token"
+}
+
+/** Whether a method signs in at an OpenID provider. @category predicates */
+export const isOidc = (method: AuthMethod): method is "oidcClientCredentials" | "oidcPassword" | "oidcToken" =>
+  method === "oidcClientCredentials" || method === "oidcPassword" || method === "oidcToken"
+
+/**
+ * The fields that hold a secret. Each is `Redacted` in memory; on disk it is in the OS keychain (the
+ * file lists it in `keychain`) or in the 0600 file.
+ *
+ * @category constants
+ */
+export const SECRET_FIELDS = ["apiKey", "oidcClientSecret", "oidcPassword", "oidcAccessToken", "oidcRefreshToken"] as const
+export type SecretField = (typeof SECRET_FIELDS)[number]
+
+/** @category schemas */
+export const SecretFieldSchema = Schema.Literal(...SECRET_FIELDS)
+
+/** How each secret is named to people. @category constants */
+export const secretLabel: Record<SecretField, string> = {
+  apiKey: "API key",
+  oidcClientSecret: "OIDC client secret",
+  oidcPassword: "OIDC password",
+  oidcAccessToken: "OIDC access token",
+  oidcRefreshToken: "OIDC refresh token"
+}
+
+/** The flag that enters each secret again (from standard input). @category constants */
+export const secretStdinFlag: Record<SecretField, string> = {
+  apiKey: "--api-key-stdin",
+  oidcClientSecret: "--oidc-client-secret-stdin",
+  oidcPassword: "--oidc-password-stdin",
+  oidcAccessToken: "--oidc-access-token-stdin",
+  oidcRefreshToken: "--oidc-refresh-token-stdin"
+}
 
 /** A host name or IP address: no scheme, path, port or whitespace. @category schemas */
 export const Host = Schema.String.pipe(
@@ -66,6 +111,22 @@ export const ConnectionFields = {
   apiKey: Schema.optional(Schema.Redacted(Schema.String)),
   /** Alternatively the name of an environment variable that holds the key (read at connect time). */
   apiKeyEnv: Schema.optional(EnvVarName),
+  /** OIDC: the issuer, when not the one Weaviate names at `/v1/.well-known/openid-configuration`. */
+  oidcIssuer: Schema.optional(Schema.String.pipe(Schema.pattern(/^https?:\/\/[^\s]+$/, { message: () => "an http:// or https:// URL" }))),
+  /** OIDC: the client id, when not the one Weaviate names. */
+  oidcClientId: Schema.optional(Schema.NonEmptyTrimmedString),
+  /** OIDC client credentials (or a confidential client's password grant): the client secret. */
+  oidcClientSecret: Schema.optional(Schema.Redacted(Schema.String)),
+  /** OIDC: scopes asked for beside those Weaviate names. */
+  oidcScopes: Schema.optional(Schema.Array(Schema.NonEmptyTrimmedString)),
+  /** OIDC password: the user who signs in. */
+  oidcUsername: Schema.optional(Schema.NonEmptyTrimmedString),
+  oidcPassword: Schema.optional(Schema.Redacted(Schema.String)),
+  /** OIDC token: an access token obtained elsewhere, and the refresh token that renews it (optional). */
+  oidcAccessToken: Schema.optional(Schema.Redacted(Schema.String)),
+  oidcRefreshToken: Schema.optional(Schema.Redacted(Schema.String)),
+  /** The secrets kept in the OS keychain rather than in this file (their values are absent from it). */
+  keychain: Schema.optional(Schema.Array(SecretFieldSchema)),
   sslMode: Schema.optionalWith(SslMode, { default: () => "disabled" as const }),
   /** PEM file of the CA that signed the server certificate (`Verify CA`, `Verify Identity`). */
   caFile: Schema.optional(Schema.String),
@@ -137,6 +198,12 @@ export interface PublicConnection {
   readonly authMethod: AuthMethod
   readonly apiKeyConfigured: boolean
   readonly apiKeyEnv?: string
+  readonly oidcIssuer?: string
+  readonly oidcClientId?: string
+  readonly oidcScopes?: ReadonlyArray<string>
+  readonly oidcUsername?: string
+  /** The secrets this connection has (never their values), and where each is kept. */
+  readonly secrets: Partial<Record<SecretField, "keychain" | "file">>
   readonly sslMode: SslMode
   readonly caFile?: string
   readonly skipTlsVerify: boolean
@@ -154,8 +221,13 @@ export const toPublic = (c: Connection): PublicConnection => ({
   host: c.host,
   port: c.port,
   authMethod: c.authMethod,
-  apiKeyConfigured: c.apiKey !== undefined && Redacted.value(c.apiKey).length > 0,
+  apiKeyConfigured: (c.apiKey !== undefined && Redacted.value(c.apiKey).length > 0) || (c.keychain?.includes("apiKey") ?? false),
   ...(c.apiKeyEnv !== undefined ? { apiKeyEnv: c.apiKeyEnv } : {}),
+  ...(c.oidcIssuer !== undefined ? { oidcIssuer: c.oidcIssuer } : {}),
+  ...(c.oidcClientId !== undefined ? { oidcClientId: c.oidcClientId } : {}),
+  ...(c.oidcScopes !== undefined ? { oidcScopes: c.oidcScopes } : {}),
+  ...(c.oidcUsername !== undefined ? { oidcUsername: c.oidcUsername } : {}),
+  secrets: secretPlaces(c),
   sslMode: c.sslMode,
   ...(c.caFile !== undefined ? { caFile: c.caFile } : {}),
   skipTlsVerify: c.skipTlsVerify,
@@ -165,3 +237,18 @@ export const toPublic = (c: Connection): PublicConnection => ({
   ...(c.requestTimeoutSeconds !== undefined ? { requestTimeoutSeconds: c.requestTimeoutSeconds } : {}),
   url: c.baseUrl
 })
+
+/**
+ * Where each secret of a connection is kept: `keychain` when the file lists it there, `file` when its
+ * value is in the file. A secret in neither is absent.
+ *
+ * @category combinators
+ */
+export const secretPlaces = (c: Connection): Partial<Record<SecretField, "keychain" | "file">> => {
+  const places: Partial<Record<SecretField, "keychain" | "file">> = {}
+  for (const field of SECRET_FIELDS) {
+    if (c.keychain?.includes(field) === true) places[field] = "keychain"
+    else if (c[field] !== undefined) places[field] = "file"
+  }
+  return places
+}

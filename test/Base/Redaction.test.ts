@@ -50,4 +50,21 @@ describe("Redaction", () => {
     Redaction.global.register(`${key}-longer`)
     expect(Redaction.global.redact(`quoted ${key} and ${key}-longer`)).toBe(`quoted ${Redaction.REDACTED} and ${Redaction.REDACTED}`)
   })
+
+  it("the OIDC fields are redacted by shape: tokens, refresh tokens, client secrets and passwords, as JSON members and form fields", () => {
+    const texts = [
+      `{"access_token":"eyJhbGciOiJSUzI1NiJ9.payload.sig","refresh_token":"rt-7f3a9c21","expires_in":600}`,
+      "grant_type=password&username=alice&password=hunter2-secret&client_id=weaviate",
+      "grant_type=client_credentials&client_id=service&client_secret=cs-1b2c3d4e",
+      "grant_type=refresh_token&refresh_token=rt-7f3a9c21&client_id=weaviate",
+      `{"oidcClientSecret":"cs-1b2c3d4e","oidcPassword":"hunter2-secret","oidcAccessToken":"at-99887766","oidcRefreshToken":"rt-7f3a9c21"}`
+    ]
+    for (const text of texts) {
+      const out = Redaction.redactText(text)
+      for (const secret of ["eyJhbGciOiJSUzI1NiJ9.payload.sig", "rt-7f3a9c21", "hunter2-secret", "cs-1b2c3d4e", "at-99887766"]) expect(out).not.toContain(secret)
+      expect(out).toContain(Redaction.REDACTED)
+    }
+    // What is not a secret stays readable.
+    expect(Redaction.redactText("grant_type=password&username=alice&client_id=weaviate")).toBe("grant_type=password&username=alice&client_id=weaviate")
+  })
 })

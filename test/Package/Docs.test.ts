@@ -181,15 +181,19 @@ const parseHelp = (code: number | null, text: string): Help => {
   const usage = /USAGE\n\n\$ ([\s\S]*?)\n\n/.exec(text)?.[1]?.replace(/\s+/g, " ") ?? ""
   const options = new Map<string, Option>()
   const section = text.slice(text.indexOf("\nOPTIONS\n"), text.indexOf("\nCOMMANDS\n") > 0 ? text.indexOf("\nCOMMANDS\n") : undefined)
-  for (const m of section.matchAll(/^(?:\(-\w, )?--([a-z][a-z0-9-]*)\)?(?: (.+(?:\n {4}\S.*)*))?$/gm)) {
-    const spec = (m[2] ?? "").replace(/\s+/g, " ").trim()
+  // `(-x, --name …)` or `(--name, --alias …)`: a flag with a short or a long alias.
+  for (const m of section.matchAll(/^(?:\(-\w, )?\(?--([a-z][a-z0-9-]*)(?:, --([a-z][a-z0-9-]*))?\)?(?: (.+(?:\n {4}\S.*)*))?$/gm)) {
+    const spec = (m[3] ?? "").replace(/\s+/g, " ").replace(/\)$/, "").trim()
     const repeated = spec.endsWith("...")
     const bare = spec.replace(/\.\.\.$/, "")
-    options.set(`--${m[1]}`, {
-      name: `--${m[1]}`,
-      type: bare === "" ? "boolean" : bare.includes(" | ") ? bare.split(" | ").map((v) => v.trim()) : bare,
-      repeated
-    })
+    for (const name of [m[1], m[2]]) {
+      if (name === undefined) continue
+      options.set(`--${name}`, {
+        name: `--${name}`,
+        type: bare === "" ? "boolean" : bare.includes(" | ") ? bare.split(" | ").map((v) => v.trim()) : bare,
+        repeated
+      })
+    }
   }
   return { code, text, usage, options }
 }

@@ -8,6 +8,7 @@ import * as Schema from "effect/Schema"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import * as Principal from "../../Auth/Principal.ts"
 import * as Cluster from "../../Driver/Cluster.ts"
+import * as OidcSignIn from "../../Driver/OidcSignIn.ts"
 import * as Permissions from "../../Driver/Permissions.ts"
 import { open, permissionsOf, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId } from "./Parameters.ts"
@@ -109,7 +110,15 @@ export const getConnectionStatus = (env: ToolEnv) =>
         problems: Schema.Array(Schema.Struct({ node: Schema.String, reason: Schema.Literal("unhealthy", "missing"), detail: Schema.String })),
         members: Schema.optional(Schema.Array(Schema.String))
       }),
-      permissions: Schema.optional(PermissionsField)
+      permissions: Schema.optional(PermissionsField),
+      signIn: Schema.optional(Schema.Struct({
+        method: Schema.Literal("oidcClientCredentials", "oidcPassword", "oidcToken"),
+        subject: Schema.String,
+        issuer: Schema.String,
+        clientId: Schema.String,
+        expiresAt: Schema.NullOr(Schema.String),
+        renewable: Schema.Boolean
+      }).annotations({ description: "Under OIDC: who the connection signs in as and when its token expires (never the token)" }))
     }),
     annotations: READ,
     run: Effect.fnUntraced(function*(input) {
@@ -125,6 +134,7 @@ export const getConnectionStatus = (env: ToolEnv) =>
         // Permissions that cannot be read now are left out, not guessed.
         Effect.option(Effect.map(permissionsOf(env, connection), (read) => read.value))
       ], { concurrency: 2 })
+      const signedIn = (yield* env.driver.http(connection)).identity()
       const result = {
         connection_id: connection.id,
         name: connection.name,
@@ -146,7 +156,8 @@ export const getConnectionStatus = (env: ToolEnv) =>
           problems: cluster.problems,
           ...(cluster.members !== undefined ? { members: cluster.members } : {})
         },
-        ...(access._tag === "Some" ? { permissions: Permissions.toJson(access.value) } : {})
+        ...(access._tag === "Some" ? { permissions: Permissions.toJson(access.value) } : {}),
+        ...(signedIn !== undefined ? { signIn: OidcSignIn.signInJson(signedIn) } : {})
       }
       const nodeRows = result.cluster.nodes.map((n) => ({
         node: n.name,
@@ -158,6 +169,7 @@ export const getConnectionStatus = (env: ToolEnv) =>
         result,
         `${connection.name} (${connection.baseUrl}) is connected: Weaviate ${health.version}, ` +
           `modules: ${health.modules.length === 0 ? "none" : health.modules.join(", ")}, latency ${health.latencyMs} ms\n` +
+          (signedIn !== undefined ? `${OidcSignIn.signInLine(signedIn)}\n` : "") +
           `cluster ${result.cluster.summary}\n` +
           (access._tag === "Some" ? `permissions: ${Permissions.line(access.value)}\n` : "") +
           (nodeRows.length === 0
