@@ -244,9 +244,14 @@ const isRead = (req: Request) => req.method === "GET" || req.method === "HEAD" |
 /** Weaviate's answer to `GET /v1/.well-known/openid-configuration`: where its identity provider is. */
 const weaviateOidc = (
   connection: Connection,
-  send: (req: Request, traceState: string | undefined, bearer: string | undefined) => Effect.Effect<Response, AuthenticationFailed | ConnectionFailed>
+  send: (req: Request, traceState: string | undefined, bearer: string | undefined) => Effect.Effect<Response, AuthenticationFailed | PermissionDenied | ConnectionFailed>
 ): Effect.Effect<OidcSignIn.WeaviateOidc, AuthenticationFailed | ConnectionFailed> =>
-  Effect.flatMap(send({ method: "GET", path: "/v1/.well-known/openid-configuration" }, undefined, undefined), (response) => {
+  Effect.flatMap(
+    send({ method: "GET", path: "/v1/.well-known/openid-configuration" }, undefined, undefined).pipe(
+      // The discovery document is public: a refusal of it is a sign-in failure, not a missing permission.
+      Effect.catchTag("PermissionDenied", (denied) => Effect.fail(new AuthenticationFailed({ reason: denied.message, status: 403 })))
+    ),
+    (response) => {
     const body = response.json as { href?: unknown; clientId?: unknown; scopes?: unknown } | undefined
     if (response.status === 404) {
       return Effect.fail(new AuthenticationFailed({
@@ -380,7 +385,7 @@ export const make = (
 const oidcTokens = (
   connection: Connection,
   undici: Undici.Undici,
-  send: (req: Request, traceState: string | undefined, bearer: string | undefined) => Effect.Effect<Response, AuthenticationFailed | ConnectionFailed>
+  send: (req: Request, traceState: string | undefined, bearer: string | undefined) => Effect.Effect<Response, AuthenticationFailed | PermissionDenied | ConnectionFailed>
 ) =>
   Effect.gen(function*() {
     const tls = yield* providerTlsOptions(connection)
