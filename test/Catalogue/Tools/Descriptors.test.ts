@@ -32,8 +32,8 @@ describe("the catalogue", () => {
       "get_row",
       "vector_search",
       "execute_query",
-      ...WRITE_TOOLS,
-      "aggregate"
+      "aggregate",
+      ...WRITE_TOOLS
     ])
   })
 
