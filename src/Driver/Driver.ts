@@ -544,6 +544,52 @@ const makeSessions = Effect.gen(function*() {
   return { sessions, drop, sessionFor }
 })
 
+type WithCollection = <A, E, R>(
+  name: ConnectionRef,
+  table: string,
+  f: (http: WeaviateHttp.WeaviateHttp, collection: CollectionSchema.Collection, connection: Connection) => Effect.Effect<A, E, R>
+) => Effect.Effect<A, E | LookupError | RequestError | CollectionNotFound, R>
+
+/** What is read or planned before a write or a tenant read: a table's description, tenants, row edits and destructive operations. */
+const planOperations = (
+  withTenant: WithTenant,
+  withCollection: WithCollection
+): Pick<Service, "describe" | "planRowEdits" | "tenants" | "resolveTenant" | "planDestructive"> => ({
+  describe: (name, table) =>
+    withCollection(name, table, (_, collection) =>
+      Effect.succeed<TableDescription>({
+        collection,
+        columns: CollectionSchema.columns(collection).map((column) => ({
+          ...column,
+          operators: FilterBuilder.operatorsFor(collection, column.name)
+        }))
+      })),
+  planRowEdits: (name, table, edit) =>
+    withTenant(name, table, edit.tenant, edit._tag === "insert" ? "insert" : "write", (_, c, tenant, connection) =>
+      Effect.succeed(RowEdits.planFor(c, { ...edit, tenant, consistencyLevel: level(edit, connection) }))),
+  tenants: (name, table) =>
+    withCollection(name, table, (h, collection, connection) =>
+      collection.multiTenancy
+        ? Effect.map(Tenants.visible(h, connection.id, collection), (tenants) => ({ collection, tenants }))
+        : Effect.fail<RequestError | TenantError>(new TenantRefused({ collection: collection.name, reason: "not_multi_tenant" }))),
+  resolveTenant: (name, table, tenant, purpose) =>
+    withTenant(name, table, tenant, purpose, (_, collection, checked) => Effect.succeed({ collection, tenant: checked })),
+  planDestructive: (name, table, operation) =>
+    operation._tag === "drop"
+      ? withCollection(name, table, (_, c) => Effect.succeed({ collection: c, request: RowEdits.planDestructive(c, operation) }))
+      : withTenant(name, table, operation.tenant, "write", (_, c, tenant) =>
+        operation._tag === "deleteAll"
+          ? Effect.succeed({ collection: c, request: RowEdits.planDestructive(c, { _tag: "deleteAll", tenant }) })
+          : Effect.flatMap(FilterBuilder.buildWhere(c, operation.filters), (where) =>
+            // No filter would match every row: a deletion by filter needs one.
+            where === undefined
+              ? Effect.fail(new StatementRefused({ reason: "a deletion by filter needs at least one filter" }))
+              : Effect.succeed({
+                collection: c,
+                request: RowEdits.planDestructive(c, { _tag: "deleteWhere", where: FilterBuilder.toRestWhere(where), tenant })
+              })))
+})
+
 /**
  * @category services
  */
@@ -629,21 +675,6 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
 
     const test = (connection: Connection) => Effect.scoped(Effect.flatMap(WeaviateHttp.make(connection), checkHealth))
 
-    const disconnect = Effect.fnUntraced(function*(name: ConnectionRef) {
-      const connection = yield* resolve(name)
-      yield* drop(connection.id)
-    })
-
-    const describe = (name: ConnectionRef, table: string) =>
-      withCollection(name, table, (_, collection) =>
-        Effect.succeed<TableDescription>({
-          collection,
-          columns: CollectionSchema.columns(collection).map((column) => ({
-            ...column,
-            operators: FilterBuilder.operatorsFor(collection, column.name)
-          }))
-        }))
-
     return Driver.of({
       connect: (name) =>
         Effect.zipLeft(health(name), Effect.ignore(permissions(name)), { concurrent: true }),
@@ -654,43 +685,19 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
         withHttp(name, (h) => Cluster.status(h, options))
       ),
       test,
-      disconnect,
+      disconnect: (name) => Effect.flatMap(resolve(name), (connection) => drop(connection.id)),
       isConnected: (id) => Effect.map(SynchronizedRef.get(sessions), (map) => map.has(id)),
       http,
       listCollections: (name: ConnectionRef) => withHttp(name, (h) => CollectionSchema.list(h)),
       catalog: (name) => withSession(name, (session) => session.caches.catalog),
       shardReadiness: (name) => withSession(name, (session) => session.caches.unreadyShards),
       ...tenantOperations(withSession),
-      describe,
+      ...planOperations(withTenant, withCollection),
       placement: (name, table) => withCollection(name, table, (h, c) => Cluster.placement(h, c)),
       unreadyShards: (name, table) =>
         withCollection(name, table, (h, c) => Effect.map(Cluster.shards(h, c.name), (list) => list.filter((s) => s.status !== "READY"))),
       ...objectOperations(withTenant),
       writeAll: (name, table, rows, options) => Stream.unwrap(withTenant(name, table, options?.tenant, "insert", writeAllTo(rows, options))),
-      planRowEdits: (name, table, edit) =>
-        withTenant(name, table, edit.tenant, edit._tag === "insert" ? "insert" : "write", (_, c, tenant, connection) =>
-          Effect.succeed(RowEdits.planFor(c, { ...edit, tenant, consistencyLevel: level(edit, connection) }))),
-      tenants: (name, table) =>
-        withCollection(name, table, (h, collection, connection) =>
-          collection.multiTenancy
-            ? Effect.map(Tenants.visible(h, connection.id, collection), (tenants) => ({ collection, tenants }))
-            : Effect.fail<RequestError | TenantError>(new TenantRefused({ collection: collection.name, reason: "not_multi_tenant" }))),
-      resolveTenant: (name, table, tenant, purpose) =>
-        withTenant(name, table, tenant, purpose, (_, collection, checked) => Effect.succeed({ collection, tenant: checked })),
-      planDestructive: (name, table, operation) =>
-        operation._tag === "drop"
-          ? withCollection(name, table, (_, c) => Effect.succeed({ collection: c, request: RowEdits.planDestructive(c, operation) }))
-          : withTenant(name, table, operation.tenant, "write", (_, c, tenant) =>
-            operation._tag === "deleteAll"
-              ? Effect.succeed({ collection: c, request: RowEdits.planDestructive(c, { _tag: "deleteAll", tenant }) })
-              : Effect.flatMap(FilterBuilder.buildWhere(c, operation.filters), (where) =>
-                // No filter would match every row: a deletion by filter needs one.
-                where === undefined
-                  ? Effect.fail(new StatementRefused({ reason: "a deletion by filter needs at least one filter" }))
-                  : Effect.succeed({
-                    collection: c,
-                    request: RowEdits.planDestructive(c, { _tag: "deleteWhere", where: FilterBuilder.toRestWhere(where), tenant })
-                  }))),
       sendDestructive: (name, request) =>
         explained(name, Permissions.targetsOf(request), ({ http: h }) => RowEdits.sendDestructive(h, request).pipe(Cluster.explain(h, { write: true }))),
       sendRowEdit: (name, request) =>
