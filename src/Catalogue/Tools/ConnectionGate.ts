@@ -17,7 +17,7 @@ import { ApprovalFlow } from "../../Approval/ApprovalFlow.ts"
 import { FirstAccess } from "../../Approval/FirstAccess.ts"
 import { ConnectionStore } from "../../Driver/ConnectionStore.ts"
 import { Driver } from "../../Driver/Driver.ts"
-import type * as Permissions from "../../Driver/Permissions.ts"
+import * as Permissions from "../../Driver/Permissions.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import { RequestContext } from "../../Mcp/Catalogue.ts"
 import * as Principal from "../../Auth/Principal.ts"
@@ -146,3 +146,18 @@ export const requirePermission = (
  */
 export const requirePermissions = (env: ToolEnv, connection: Connection, targets: ReadonlyArray<Permissions.Target>) =>
   targets.length === 0 ? Effect.void : Effect.zipRight(Effect.ignore(permissionsOf(env, connection)), env.driver.checkPermission(connection, targets))
+
+/**
+ * The approval of a structure or tenant change, after the permission check of the request it will
+ * send (`Permissions.targetsOf`: `create_collections`, `update_tenants`, …): a change the Weaviate user
+ * may not make is refused before anyone is asked, like a row write.
+ *
+ * @category combinators
+ */
+export const approveRequest = (
+  env: ToolEnv,
+  connection: Connection,
+  statement: string,
+  request: Parameters<typeof Permissions.targetsOf>[0],
+  options: { readonly destructive?: boolean } = {}
+) => Effect.zipRight(requirePermissions(env, connection, Permissions.targetsOf(request)), approve(env, connection, statement, options))

@@ -24,7 +24,7 @@ import { ACTIVE_STATUSES } from "../../Driver/Tenants.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import { Forbidden } from "../../Schema/McpErrors.ts"
-import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
+import { approveRequest, open, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Table } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
@@ -249,7 +249,7 @@ export const createTable = (env: ToolEnv) =>
       yield* beforeApproval(connection, "create a collection")
       const plan = SchemaEdits.planCreate(collectionSpec(input), yield* serverFacts(env, connection))
       if ("problems" in plan) return yield* refuse(plan.problems)
-      const approvedBy = yield* approve(env, connection, SchemaEdits.statementOf(plan))
+      const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request)
       if (InputRequired.is(approvedBy)) return approvedBy
       yield* send(env, connection, plan.request)
       return ok(
@@ -281,7 +281,7 @@ export const addColumn = (env: ToolEnv) =>
       const collection = yield* Effect.map(env.driver.describe(connection, input.table), (d) => d.collection)
       const plan = SchemaEdits.planAddProperty(collection, input.property, facts)
       if ("problems" in plan) return yield* refuse(plan.problems)
-      const approvedBy = yield* approve(env, connection, SchemaEdits.statementOf(plan))
+      const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request)
       if (InputRequired.is(approvedBy)) return approvedBy
       yield* send(env, connection, plan.request)
       return ok(
@@ -324,7 +324,7 @@ export const updateTable = (env: ToolEnv) =>
       const current = yield* Effect.flatMap(env.driver.http(connection), (http) => SchemaEdits.readDocument(http, collection.name))
       const plan = SchemaEdits.planUpdate(current, { description: input.description, settings: input.settings })
       if ("problems" in plan) return yield* refuse(plan.problems)
-      const approvedBy = yield* approve(env, connection, SchemaEdits.statementOf(plan))
+      const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request)
       if (InputRequired.is(approvedBy)) return approvedBy
       yield* send(env, connection, plan.request)
       const changed = [...(input.description !== undefined ? ["description"] : []), ...Object.keys(input.settings ?? {})]
@@ -364,7 +364,7 @@ export const dropTable = (env: ToolEnv) =>
         summary: [`Drop the collection ${collection.name} with all its rows`, ...stake.lines, "This cannot be undone."],
         request: { method: "DELETE", path: `/v1/schema/${encodeURIComponent(collection.name)}` }
       }
-      const approvedBy = yield* approve(env, connection, SchemaEdits.statementOf(plan), { destructive: true })
+      const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request, { destructive: true })
       if (InputRequired.is(approvedBy)) return approvedBy
       yield* send(env, connection, plan.request)
       return ok(

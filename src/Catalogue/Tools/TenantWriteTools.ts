@@ -21,7 +21,7 @@ import type { Tenant } from "../../Driver/Tenants.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import { Forbidden } from "../../Schema/McpErrors.ts"
-import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
+import { approveRequest, open, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Table } from "./Parameters.ts"
 import { rowsAtStake } from "./StructureTools.ts"
 import * as TextTable from "./TextTable.ts"
@@ -115,7 +115,7 @@ export const createTenants = (env: ToolEnv) =>
         ],
         request: SchemaEdits.tenantsRequest(collection.name, "POST", input.tenants, status)
       }
-      const approvedBy = yield* approve(env, connection, SchemaEdits.statementOf(plan))
+      const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request)
       if (InputRequired.is(approvedBy)) return approvedBy
       yield* send(env, connection, plan.request)
       return ToolDefinition.ok(
@@ -174,7 +174,7 @@ export const setTenantStatus = (env: ToolEnv) =>
         ],
         request: SchemaEdits.tenantsRequest(collection.name, "PUT", input.tenants, target)
       }
-      const approvedBy = yield* approve(env, connection, SchemaEdits.statementOf(plan))
+      const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request)
       if (InputRequired.is(approvedBy)) return approvedBy
       yield* send(env, connection, plan.request)
       return ToolDefinition.ok(
@@ -224,7 +224,7 @@ export const deleteTenants = (env: ToolEnv) =>
         summary: [`Delete ${tenantsWord(found.length)} of ${collection.name} with all their rows`, ...stake.lines, "This cannot be undone."],
         request: SchemaEdits.deleteTenantsRequest(collection.name, input.tenants)
       }
-      const approvedBy = yield* approve(env, connection, SchemaEdits.statementOf(plan), { destructive: true })
+      const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request, { destructive: true })
       if (InputRequired.is(approvedBy)) return approvedBy
       yield* send(env, connection, plan.request)
       return ToolDefinition.ok(

@@ -180,6 +180,23 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     assert.strictEqual(await rows("Article"), before.rows)
   })
 
+  it("structure and tenant changes the user may not make are refused before approval: nobody is asked, nothing changes", async () => {
+    const before = asked()
+    const created = await call("create_table", { connection_id: ids["alice"], table: "AliceNotes", properties: [{ name: "title", dataType: "text" }], vectorizer: "none" })
+    assert.strictEqual(created.isError, true)
+    assert.strictEqual(text(created), 'denied: the Weaviate user "alice" has no permission to create the collection "AliceNotes"')
+    const added = await call("add_column", { connection_id: ids["alice"], table: "Article", property: { name: "mood", dataType: "text" } })
+    assert.strictEqual(added.isError, true)
+    assert.strictEqual(text(added), 'denied: the Weaviate user "alice" has no permission to change the collection "Article"')
+    const dropped = await call("drop_table", { connection_id: ids["alice"], table: "Article", confirm: "Article" })
+    assert.strictEqual(dropped.isError, true)
+    assert.strictEqual(text(dropped), 'denied: the Weaviate user "alice" has no permission to delete the collection "Article"')
+    assert.strictEqual(asked(), before, "the user was asked to approve a structure change Weaviate would refuse")
+    const schema = (await root("GET", "/v1/schema")) as { classes: Array<{ class: string; properties: Array<{ name: string }> }> }
+    assert.isUndefined(schema.classes.find((c) => c.class === "AliceNotes"))
+    assert.isUndefined(schema.classes.find((c) => c.class === "Article")!.properties.find((p) => p.name === "mood"))
+  })
+
   it("a user with write permission on one collection writes there and nowhere else", async () => {
     const before = { asked: asked(), tickets: await rows("Ticket"), articles: await rows("Article") }
     const written = await insert("bob", "Ticket", "from bob")
