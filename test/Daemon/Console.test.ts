@@ -8,7 +8,8 @@ import * as Option from "effect/Option"
 import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
 import * as NodePath from "node:path"
-import { CODE_TTL_MS, KEY_FILE, KEY_HEADER } from "../../src/Daemon/ConsoleSessions.ts"
+import { MAX_STREAMS } from "../../src/Daemon/Console.ts"
+import { CODE_TTL_MS, KEY_FILE, KEY_HEADER, SESSION_TTL_MS } from "../../src/Daemon/ConsoleSessions.ts"
 import { modern, modernHeaders } from "../Mcp/support/EndpointHarness.ts"
 import * as ConsoleDaemon from "../support/ConsoleDaemon.ts"
 
@@ -369,6 +370,36 @@ describe("the web console over HTTP", () => {
     })
   })
 
+  describe("live streams", () => {
+    it("at most 8 are open at once; the next is refused 503 until one closes", async () => {
+      const session = await ConsoleDaemon.signIn(daemon)
+      const controllers: Array<AbortController> = []
+      try {
+        for (let i = 0; i < MAX_STREAMS; i++) {
+          const controller = new AbortController()
+          controllers.push(controller)
+          const open = await fetch(`${daemon.url}/console/api/events`, { headers: { cookie: session.cookie }, signal: controller.signal })
+          expect(open.status).toBe(200)
+          await open.body!.getReader().read()
+        }
+        const refused = await fetch(`${daemon.url}/console/api/events`, { headers: { cookie: session.cookie } })
+        expect(refused.status).toBe(503)
+        expect(refused.headers.get("retry-after")).toBe("5")
+        controllers.pop()!.abort()
+        let reopened = 0
+        for (let i = 0; i < 50 && reopened !== 200; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 20))
+          const again = await fetch(`${daemon.url}/console/api/events`, { headers: { cookie: session.cookie }, signal: AbortSignal.timeout(2_000) }).catch(() => undefined)
+          reopened = again?.status ?? 0
+          if (again?.status === 200) await again.body?.cancel()
+        }
+        expect(reopened).toBe(200)
+      } finally {
+        for (const controller of controllers) controller.abort()
+      }
+    })
+  })
+
   describe("sessions end", () => {
     it("on sign-out-all (the command line's request): every session and its live stream", async () => {
       const one = await ConsoleDaemon.signIn(daemon)
@@ -388,6 +419,19 @@ describe("the web console over HTTP", () => {
       expect((await api(daemon, "overview", { headers: { cookie: one.cookie } })).status).toBe(401)
       expect((await api(daemon, "overview", { headers: { cookie: two.cookie } })).status).toBe(401)
     })
+
+    it("after their stated lifetime, 12 hours (virtual clock)", async () => {
+      const other = await ConsoleDaemon.start()
+      try {
+        const session = await ConsoleDaemon.signIn(other)
+        other.advance(SESSION_TTL_MS - 1)
+        expect((await fetch(`${other.url}/console/api/overview`, { headers: { cookie: session.cookie } })).status).toBe(200)
+        other.advance(1)
+        expect((await fetch(`${other.url}/console/api/overview`, { headers: { cookie: session.cookie } })).status).toBe(401)
+      } finally {
+        await other.dispose()
+      }
+    }, 30_000)
 
     it("on sign-out, for that session only", async () => {
       const one = await ConsoleDaemon.signIn(daemon)
