@@ -178,11 +178,14 @@ export class ActivityLog extends Context.Tag("weaviate-mcp/ActivityLog")<Activit
       const listeners = new Set<(calls: ReadonlyArray<Line.Call>) => void>()
       /** One batch: its lines formatted (the chain is the writer's state) and appended with one write. */
       const append = async (calls: ReadonlyArray<Line.Call>) => {
-        for (const listener of listeners) {
-          try {
-            listener(calls)
-          } catch (error) {
-            report(Effect.logError("an activity listener failed", String(error)))
+        // Nobody listening (no console page open): not even an iterator is made.
+        if (listeners.size > 0) {
+          for (const listener of listeners) {
+            try {
+              listener(calls)
+            } catch (error) {
+              report(Effect.logError("an activity listener failed", String(error)))
+            }
           }
         }
         let text = needsNewline ? "\n" : ""

@@ -69,8 +69,9 @@ const connectionOf = (method: string, params: Readonly<Record<string, unknown>>)
 
 /** The collection a tool call names: its `table`, or the first one its query names (the console shows it). */
 const collectionOf = (tool: string | null, params: Readonly<Record<string, unknown>>): string | null => {
+  if (tool === null) return null
   const args = params.arguments
-  if (tool === null || !isObject(args)) return null
+  if (!isObject(args)) return null
   if (typeof args.table === "string") return args.table.slice(0, MAX_NAME)
   return typeof args.query === "string" ? HistoryEntry.collectionOfStatement(args.query) : null
 }

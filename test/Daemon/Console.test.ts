@@ -4,10 +4,12 @@
  * the security headers, the live stream and the JSON endpoints. docs/console.md describes the rules.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Option from "effect/Option"
 import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
 import * as NodePath from "node:path"
-import { CODE_TTL_MS, KEY_FILE, KEY_HEADER } from "../../src/Daemon/ConsoleSessions.ts"
+import { MAX_STREAMS } from "../../src/Daemon/Console.ts"
+import { CODE_TTL_MS, KEY_FILE, KEY_HEADER, SESSION_TTL_MS } from "../../src/Daemon/ConsoleSessions.ts"
 import { modern, modernHeaders } from "../Mcp/support/EndpointHarness.ts"
 import * as ConsoleDaemon from "../support/ConsoleDaemon.ts"
 
@@ -368,6 +370,36 @@ describe("the web console over HTTP", () => {
     })
   })
 
+  describe("live streams", () => {
+    it("at most 8 are open at once; the next is refused 503 until one closes", async () => {
+      const session = await ConsoleDaemon.signIn(daemon)
+      const controllers: Array<AbortController> = []
+      try {
+        for (let i = 0; i < MAX_STREAMS; i++) {
+          const controller = new AbortController()
+          controllers.push(controller)
+          const open = await fetch(`${daemon.url}/console/api/events`, { headers: { cookie: session.cookie }, signal: controller.signal })
+          expect(open.status).toBe(200)
+          await open.body!.getReader().read()
+        }
+        const refused = await fetch(`${daemon.url}/console/api/events`, { headers: { cookie: session.cookie } })
+        expect(refused.status).toBe(503)
+        expect(refused.headers.get("retry-after")).toBe("5")
+        controllers.pop()!.abort()
+        let reopened = 0
+        for (let i = 0; i < 50 && reopened !== 200; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 20))
+          const again = await fetch(`${daemon.url}/console/api/events`, { headers: { cookie: session.cookie }, signal: AbortSignal.timeout(2_000) }).catch(() => undefined)
+          reopened = again?.status ?? 0
+          if (again?.status === 200) await again.body?.cancel()
+        }
+        expect(reopened).toBe(200)
+      } finally {
+        for (const controller of controllers) controller.abort()
+      }
+    })
+  })
+
   describe("sessions end", () => {
     it("on sign-out-all (the command line's request): every session and its live stream", async () => {
       const one = await ConsoleDaemon.signIn(daemon)
@@ -387,6 +419,19 @@ describe("the web console over HTTP", () => {
       expect((await api(daemon, "overview", { headers: { cookie: one.cookie } })).status).toBe(401)
       expect((await api(daemon, "overview", { headers: { cookie: two.cookie } })).status).toBe(401)
     })
+
+    it("after their stated lifetime, 12 hours (virtual clock)", async () => {
+      const other = await ConsoleDaemon.start()
+      try {
+        const session = await ConsoleDaemon.signIn(other)
+        other.advance(SESSION_TTL_MS - 1)
+        expect((await fetch(`${other.url}/console/api/overview`, { headers: { cookie: session.cookie } })).status).toBe(200)
+        other.advance(1)
+        expect((await fetch(`${other.url}/console/api/overview`, { headers: { cookie: session.cookie } })).status).toBe(401)
+      } finally {
+        await other.dispose()
+      }
+    }, 30_000)
 
     it("on sign-out, for that session only", async () => {
       const one = await ConsoleDaemon.signIn(daemon)
@@ -428,5 +473,51 @@ describe("the web console over HTTP", () => {
       expect(response.headers.get("access-control-allow-origin")).toBe("https://claude.ai")
       expect(response.headers.get("content-security-policy")).toBeNull()
     })
+  })
+
+  describe("pending approvals", () => {
+    it("a question the dialog is asking is listed read-only while it waits, with where to answer it, and gone once answered", async () => {
+      const dir = (await import("../support/TestHome.ts")).tempDirSync("weaviate-mcp-console-approval-")
+      const answer = NodePath.join(dir, "answer")
+      // The approval command waits (bounded: 20 s) for the test to answer, then says no.
+      const command = `cat >/dev/null; for i in $(seq 1 400); do [ -f '${answer}' ] && break; sleep 0.05; done; exit 1`
+      const other = await ConsoleDaemon.start({ settings: { approvals: "exec", approvalCommand: Option.some(command) } })
+      try {
+        NodeFs.writeFileSync(NodePath.join(other.home, "connections.json"), JSON.stringify({
+          version: 1,
+          connections: [{ id: "c1", name: "prod", host: "127.0.0.1", port: 1 }]
+        }), { mode: 0o600 })
+        const session = await ConsoleDaemon.signIn(other)
+        const listed = async () =>
+          ((await (await api(other, "approvals", { headers: { cookie: session.cookie } })).json()) as { mode: string; waiting: Array<Record<string, unknown>> })
+        expect((await listed()).waiting).toEqual([])
+        // The store follows connections.json; then the first access to it asks the user.
+        let call: Promise<{ status: number }> | undefined
+        let waiting: Array<Record<string, unknown>> = []
+        for (let i = 0; i < 100 && waiting.length === 0; i++) {
+          if (call === undefined) {
+            const known = (await (await api(other, "connections", { headers: { cookie: session.cookie } })).json()) as { connections: Array<unknown> }
+            if (known.connections.length > 0) {
+              call = fetch(`${other.url}/mcp`, {
+                method: "POST",
+                headers: { ...modernHeaders("tools/call", "list_tables"), accept: "application/json, text/event-stream", authorization: `Bearer ${other.token}` },
+                body: JSON.stringify(modern("tools/call", { name: "list_tables", arguments: { connection_id: "c1" } }, 5, { "io.modelcontextprotocol/clientInfo": { name: "approval-test", version: "1" } }))
+              }).then((r) => ({ status: r.status }))
+            }
+          }
+          await new Promise((resolve) => setTimeout(resolve, 50))
+          waiting = (await listed()).waiting
+        }
+        expect(waiting).toEqual([expect.objectContaining({ clientName: "approval-test", principalName: "default", connectionName: "prod", dialog: "exec", title: expect.any(String) })])
+        expect((await listed()).mode).toBe("exec")
+        // Read-only: nothing in the console answers it.
+        expect((await api(other, "approvals", { method: "POST", headers: pageHeaders(other, session), body: {} })).status).toBe(405)
+        NodeFs.writeFileSync(answer, "")
+        await call
+        expect((await listed()).waiting).toEqual([])
+      } finally {
+        await other.dispose()
+      }
+    }, 60_000)
   })
 })

@@ -3,7 +3,7 @@
  * `npm start`): it stays under 150 KB gzipped, all its files together, and holds nothing that loads
  * from elsewhere (only XML namespace names, which are identifiers, not requests) or evaluates strings.
  */
-import { describe, expect, it } from "vitest"
+import { describe, expect, it, vi } from "vitest"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { gzipSync } from "node:zlib"
@@ -24,6 +24,17 @@ describe("the console's bundle", () => {
     const total = files.reduce((sum, name) => sum + gzipSync(NodeFs.readFileSync(NodePath.join(dir, name)), { level: 9 }).byteLength, 0)
     expect(total).toBe(built.total)
     expect(total).toBeLessThan(150 * 1024)
+  }, 60_000)
+
+  it("the build prints each file's size and the total, gzipped, against the budget", async () => {
+    const printed: Array<string> = []
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => void printed.push(String(line)))
+    try {
+      await buildConsole()
+    } finally {
+      spy.mockRestore()
+    }
+    expect(printed.join("\n")).toMatch(/^console: console\.js [\d.]+ KB \([\d.]+ KB gzipped\), console\.css [\d.]+ KB \([\d.]+ KB gzipped\), index\.html [\d.]+ KB \([\d.]+ KB gzipped\); total [\d.]+ KB gzipped of 150\.0 KB$/)
   }, 60_000)
 
   it("loads nothing from elsewhere and evaluates no strings", () => {

@@ -90,4 +90,18 @@ describe("the console's feed", () => {
       log.record(call({ time: now, tool: "get_row" }))
       assert.include((yield* feed.tail).calls.map((c) => c.tool), "get_row")
     }).pipe(Effect.provide(ActivityLog.layer()), Effect.provide(TestHome.layer)))
+
+  it.scoped("a listener that throws loses nothing: the call is still written to activity.log", () =>
+    Effect.gen(function*() {
+      const log = yield* ActivityLog
+      const home = yield* Home
+      const off = log.subscribe(() => {
+        throw new Error("listener broke")
+      })
+      log.record(call({ tool: "after_a_broken_listener" }))
+      yield* log.flush
+      off()
+      const feed = yield* ConsoleFeed.make(log, home.path("activity"), Date.now)
+      assert.include((yield* feed.tail).calls.map((c) => c.tool), "after_a_broken_listener")
+    }).pipe(Effect.provide(ActivityLog.layer()), Effect.provide(TestHome.layer)))
 })

@@ -67,9 +67,10 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
   /** Every request a console page made, across the tests. */
   const requests: Array<string> = []
 
-  const newPage = async (viewport = { width: 1280, height: 800 }) => {
+  /** A tab of its own; the console's tabs have every request recorded (not the attackers' pages). */
+  const newPage = async (viewport = { width: 1280, height: 800 }, record = true) => {
     const context = await browser.newContext({ viewport })
-    context.on("request", (request) => void requests.push(request.url()))
+    if (record) context.on("request", (request) => void requests.push(request.url()))
     const page = await context.newPage()
     return page
   }
@@ -141,7 +142,7 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
         "--disable-component-update",
         "--disable-sync",
         // The other origin is a name of its own on loopback; nothing else resolves at all.
-        `--host-resolver-rules=MAP evil.example 127.0.0.1:${evilPort}, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`
+        `--host-resolver-rules=MAP evil.example 127.0.0.1:${evilPort}, MAP rebind.example 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`
       ]
     })
     // Some activity for the charts and the screenshots: two official clients, a few calls each.
@@ -294,7 +295,7 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
     // From another origin, with the browser's cookies: a fetch and a form.
     let hits = 0
     const count = () => void hits++
-    const other = await newPage()
+    const other = await newPage(undefined, false)
     evilHtml = `<!doctype html><html><body>
       <form id="f" method="POST" action="${daemon.url}/console/api/pause" enctype="text/plain"><input name='{"paused":true,"x":"' value='"}'></form>
       </body></html>`
@@ -321,6 +322,20 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
     expect(NodeFs.existsSync(settings) && JSON.parse(NodeFs.readFileSync(settings, "utf8")).paused === true).toBe(false)
     expect((await rawCall(daemon.url, agentToken)).status).toBe(200)
     await other.context().close()
+    await page.context().close()
+  }, 60_000)
+
+  it("a DNS-rebinding page that reaches the daemon's port by its own name is refused on the Host, page and API alike", async () => {
+    const page = await newPage(undefined, false)
+    const response = await page.goto(`http://rebind.example:${daemon.port}/console`)
+    expect(response?.status()).toBe(403)
+    expect(await response!.text()).toContain("Host")
+    const posted = await page.evaluate(async (url) => {
+      const reply = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ paused: true }) })
+      return reply.status
+    }, `http://rebind.example:${daemon.port}/console/api/pause`)
+    expect(posted).toBe(403)
+    expect((await rawCall(daemon.url, agentToken)).status).toBe(200)
     await page.context().close()
   }, 60_000)
 
@@ -364,7 +379,8 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
 
   it("the page made no request outside the daemon", () => {
     expect(requests.length).toBeGreaterThan(20)
-    const outside = requests.filter((url) => !url.startsWith(`${daemon.url}/`) && !url.startsWith("http://evil.example/") && !url.startsWith("data:"))
+    // A `data:` URL is no request to anywhere (the page's empty icon).
+    const outside = requests.filter((url) => !url.startsWith(`${daemon.url}/`) && !url.startsWith("data:"))
     expect(outside).toEqual([])
     // Every console request stayed under /console.
     expect(requests.filter((url) => url.startsWith(`${daemon.url}/`) && !url.startsWith(`${daemon.url}/console`))).toEqual([])
