@@ -77,7 +77,12 @@ const WELL_KNOWN = "/.well-known/openid-configuration"
 export const make = (
   connection: Connection,
   weaviateOidc: Effect.Effect<WeaviateOidc, AuthenticationFailed | ConnectionFailed>,
-  fetch: Fetch
+  fetch: Fetch,
+  /**
+   * `oidcToken`: the provider gave a new refresh token (it rotates them) and the one saved is now
+   * spent; the new pair is to be saved, or the next start would have to sign in again.
+   */
+  onRotated: (tokens: { readonly accessToken: string; readonly refreshToken: string }) => Effect.Effect<void> = () => Effect.void
 ): Effect.Effect<Tokens> =>
   Effect.gen(function*() {
     const method = connection.authMethod as OidcMethod
@@ -188,7 +193,10 @@ export const make = (
     const renewNow = Effect.suspend(() => {
       const refreshToken = current?.refreshToken
       if (refreshToken !== undefined) {
-        const refreshed = grant("refused the refresh token", (c) => Oidc.refreshTokenGrant(c.config, refreshToken), refreshToken)
+        const refreshed = Effect.tap(grant("refused the refresh token", (c) => Oidc.refreshTokenGrant(c.config, refreshToken), refreshToken), (next) =>
+          method === "oidcToken" && next.refreshToken !== undefined && next.refreshToken !== refreshToken
+            ? onRotated({ accessToken: next.token, refreshToken: next.refreshToken })
+            : Effect.void)
         // A refused refresh token is final for a token given by hand; the other two sign in again.
         return method === "oidcToken" ? refreshed : Effect.catchTag(refreshed, "AuthenticationFailed", () => signIn())
       }
