@@ -201,7 +201,7 @@ export const make = (
         return method === "oidcToken" ? refreshed : Effect.catchTag(refreshed, "AuthenticationFailed", () => signIn())
       }
       if (method === "oidcToken") {
-        return Effect.fail(new AuthenticationFailed({ reason: `the OIDC access token ${current === undefined ? "is missing" : "has expired"} and no refresh token was given; ${signInAgain(connection)}` }))
+        return Effect.fail(new AuthenticationFailed({ reason: `the OIDC access token has expired or is no longer accepted, and no refresh token was given to renew it; ${signInAgain(connection)}` }))
       }
       return signIn()
     })

@@ -209,6 +209,26 @@ describe("a token Weaviate no longer accepts", () => {
     }).pipe(Effect.provide(TestContext.TestContext), Effect.runPromise))
 })
 
+describe("a token given without a refresh token", () => {
+  it("is used until it expires, then asks the user to sign in again", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      const tokens = yield* Effect.promise(() => provider.passwordGrant("alice", USERS["alice"]!))
+      const c = yield* Effect.promise(() => add({ name: "no-refresh", ...where(), authMethod: "oidcToken", oidcAccessToken: tokens.access_token }))
+      const services = (yield* Effect.promise(() => runtime.runtime())).context
+      const read = Effect.provide(readTitles(c.id), services)
+      assert.deepStrictEqual(yield* read, ["Signed in"])
+      assert.isFalse((yield* Effect.provide(identity(c.id), services))!.renewable)
+      const grants = { ...provider.grants }
+      yield* TestClock.adjust("11 minutes")
+      const error = yield* Effect.flip(read)
+      assert.strictEqual(error.message, "Authentication failed: the OIDC access token has expired or is no longer accepted, and no refresh token was given to renew it; " +
+        "sign in again and save the new tokens: weaviate-mcp connections update no-refresh --oidc-access-token-stdin (and --oidc-refresh-token-stdin)")
+      // The provider was not asked for anything.
+      assert.deepStrictEqual(provider.grants, grants)
+    }).pipe(Effect.provide(TestContext.TestContext), Effect.runPromise))
+})
+
 describe("a provider that rotates refresh tokens", () => {
   it("the new refresh token is saved at once, so a new start renews with it and not with the spent one", () =>
     Effect.gen(function*() {
