@@ -170,6 +170,27 @@ describe("a token Weaviate no longer accepts", () => {
       assert.strictEqual(provider.grants["refresh_token"], refreshes + 1)
     }).pipe(Effect.ensuring(Effect.sync(() => (provider.accessTokenTtl = 600))), Effect.provide(TestContext.TestContext), Effect.runPromise))
 
+  it("a 401 renews once and sends the read once more, no more: a provider Weaviate does not trust fails after one renewal", async () => {
+    // Another provider: its tokens are well formed, but Weaviate trusts only the first one's.
+    const stranger = await startOidcProvider()
+    try {
+      const c = await add({
+        name: "untrusted",
+        ...where(),
+        authMethod: "oidcClientCredentials",
+        oidcIssuer: stranger.issuer,
+        oidcClientId: SERVICE_CLIENT_ID,
+        oidcClientSecret: SERVICE_SECRET
+      })
+      const error = await failureOf(runtime, readTitles(c.id))
+      assert.match(error.message, /^Authentication failed: Weaviate rejected the OIDC token \(HTTP 401/)
+      // The first sign-in and one renewal after the 401.
+      assert.strictEqual(stranger.grants["client_credentials"], 2)
+    } finally {
+      await stranger.stop()
+    }
+  })
+
   it("a write whose token Weaviate refuses (401) is never sent twice", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.now())
