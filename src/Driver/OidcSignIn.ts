@@ -134,6 +134,8 @@ export const make = (
         catch: (cause) => providerFailure(Oidc, issuer, "did not give its discovery document", cause)
       })
       config[Oidc.customFetch] = fetch
+      // A provider that does not answer fails a sign-in in 10 s (openid-client waits 30 s by default).
+      config.timeout = 10
       configuration = { config, issuer, clientId, scopes }
       return configuration
     })
