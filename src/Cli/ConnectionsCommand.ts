@@ -264,7 +264,7 @@ const promptForSecret = (patch: ConnectionPatch) =>
   Effect.gen(function*() {
     const field = neededSecret(patch)
     if (field === undefined || patch[field] !== undefined || process.stdin.isTTY !== true) return patch
-    const value = yield* Prompt.password({ message: `${secretLabel[field]} (not shown)`, validate: (v) => v.trim() === "" ? Effect.fail("empty") : Effect.succeed(v) })
+    const value = yield* Prompt.hidden({ message: `${secretLabel[field]} (not shown)`, validate: (v) => v.trim() === "" ? Effect.fail("empty") : Effect.succeed(v) })
     return { ...patch, [field]: Redacted.value(value).trim() }
   })
 

@@ -465,7 +465,9 @@ const encodedSettings = new WeakMap<Connection, string>()
 const fingerprintOf = (connection: Connection) => {
   let encoded = encodedSettings.get(connection)
   if (encoded === undefined) {
-    encoded = JSON.stringify(encodeConnection(connection))
+    // The tokens of an oidcToken connection change as the session renews and saves them: not a new session.
+    const { oidcAccessToken: _access, oidcRefreshToken: _refresh, ...settings } = encodeConnection(connection)
+    encoded = JSON.stringify(settings)
     encodedSettings.set(connection, encoded)
   }
   // The variable is read on every call: a changed environment variable rebuilds the session too.
@@ -476,7 +478,7 @@ const fingerprintOf = (connection: Connection) => {
  * The live sessions, one per connection id: reused while the connection's settings are unchanged,
  * rebuilt when they change, all closed with the driver's scope.
  */
-const makeSessions = Effect.gen(function*() {
+const makeSessions = (store: ConnectionStore["Type"]) => Effect.gen(function*() {
   const sessions = yield* SynchronizedRef.make(new Map<string, Session>())
   const ttlMs = yield* CollectionSchema.CacheTtl
   const permissionsTtlMs = yield* SessionCaches.PermissionsTtl
@@ -492,7 +494,10 @@ const makeSessions = Effect.gen(function*() {
   const open = (connection: Connection) =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
-      const http = yield* WeaviateHttp.make(connection).pipe(
+      const http = yield* WeaviateHttp.make(connection, {
+        // A rotated refresh token is saved at once: the one saved before is spent.
+        onTokensRotated: (t) => Effect.ignore(store.update(connection.id, { oidcAccessToken: t.accessToken, oidcRefreshToken: t.refreshToken }))
+      }).pipe(
         Scope.extend(scope),
         Effect.onError((cause) => Scope.close(scope, Exit.failCause(cause)))
       )
@@ -596,7 +601,7 @@ const planOperations = (
 export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>() {
   static readonly make: Effect.Effect<Service, never, ConnectionStore | Scope.Scope> = Effect.gen(function*() {
     const store = yield* ConnectionStore
-    const { drop, sessionFor, sessions } = yield* makeSessions
+    const { drop, sessionFor, sessions } = yield* makeSessions(store)
 
     const resolve = (ref: ConnectionRef) => typeof ref === "string" ? store.get(ref) : Effect.succeed(ref)
 

@@ -18,7 +18,7 @@
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import * as Oidc from "openid-client"
+import type * as OidcClient from "openid-client"
 import * as Redaction from "../Base/Redaction.ts"
 import { authMethodLabel, type Connection } from "../Schema/Connection.ts"
 import { AuthenticationFailed, ConnectionFailed } from "./DriverError.ts"
@@ -59,7 +59,15 @@ export interface Tokens {
 }
 
 /** How the identity provider is reached: `openid-client`'s fetch, with the connection's TLS. @category models */
-export type Fetch = Oidc.CustomFetch
+export type Fetch = OidcClient.CustomFetch
+
+let loading: Promise<typeof OidcClient> | undefined
+
+/**
+ * `openid-client` (with `jose` and `oauth4webapi`), loaded when the first OIDC connection signs in:
+ * a start, and every connection with an API key, does without it.
+ */
+const load = (): Promise<typeof OidcClient> => loading ??= import("openid-client")
 
 /** The longest time before expiry at which a token is renewed. @category constants */
 export const RENEW_MARGIN_MS = 30_000
@@ -77,12 +85,18 @@ const WELL_KNOWN = "/.well-known/openid-configuration"
 export const make = (
   connection: Connection,
   weaviateOidc: Effect.Effect<WeaviateOidc, AuthenticationFailed | ConnectionFailed>,
-  fetch: Fetch
+  fetch: Fetch,
+  /**
+   * `oidcToken`: the provider gave a new refresh token (it rotates them) and the one saved is now
+   * spent; the new pair is to be saved, or the next start would have to sign in again.
+   */
+  onRotated: (tokens: { readonly accessToken: string; readonly refreshToken: string }) => Effect.Effect<void> = () => Effect.void
 ): Effect.Effect<Tokens> =>
   Effect.gen(function*() {
+    const Oidc = yield* Effect.promise(load)
     const method = connection.authMethod as OidcMethod
     const lock = yield* Effect.makeSemaphore(1)
-    let configuration: { readonly config: Oidc.Configuration; readonly issuer: string; readonly clientId: string; readonly scopes: ReadonlyArray<string> } | undefined
+    let configuration: { readonly config: OidcClient.Configuration; readonly issuer: string; readonly clientId: string; readonly scopes: ReadonlyArray<string> } | undefined
     let current: { readonly token: string; readonly expiresAt: number | undefined; readonly refreshToken: string | undefined; readonly subject: string; readonly renewMs: number } | undefined
     const given = {
       clientSecret: reveal(connection.oidcClientSecret),
@@ -117,9 +131,11 @@ export const make = (
             ...(url.protocol === "http:" ? { execute: [Oidc.allowInsecureRequests] } : {}),
             timeout: 10
           }),
-        catch: (cause) => providerFailure(issuer, "did not give its discovery document", cause)
+        catch: (cause) => providerFailure(Oidc, issuer, "did not give its discovery document", cause)
       })
       config[Oidc.customFetch] = fetch
+      // A provider that does not answer fails a sign-in in 10 s (openid-client waits 30 s by default).
+      config.timeout = 10
       configuration = { config, issuer, clientId, scopes }
       return configuration
     })
@@ -130,10 +146,10 @@ export const make = (
     }
 
     /** One grant at the token endpoint, its answer turned into the current token. */
-    const grant = (what: string, request: (c: NonNullable<typeof configuration>) => Promise<Oidc.TokenEndpointResponse>, refreshToken?: string) =>
+    const grant = (what: string, request: (c: NonNullable<typeof configuration>) => Promise<OidcClient.TokenEndpointResponse>, refreshToken?: string) =>
       Effect.gen(function*() {
         const c = yield* configure
-        const answer = yield* Effect.tryPromise({ try: () => request(c), catch: (cause) => providerFailure(c.issuer, what, cause, connection) })
+        const answer = yield* Effect.tryPromise({ try: () => request(c), catch: (cause) => providerFailure(Oidc, c.issuer, what, cause, connection) })
         const now = yield* Clock.currentTimeMillis
         Redaction.global.register(answer.access_token)
         if (answer.refresh_token !== undefined) Redaction.global.register(answer.refresh_token)
@@ -188,12 +204,15 @@ export const make = (
     const renewNow = Effect.suspend(() => {
       const refreshToken = current?.refreshToken
       if (refreshToken !== undefined) {
-        const refreshed = grant("refused the refresh token", (c) => Oidc.refreshTokenGrant(c.config, refreshToken), refreshToken)
+        const refreshed = Effect.tap(grant("refused the refresh token", (c) => Oidc.refreshTokenGrant(c.config, refreshToken), refreshToken), (next) =>
+          method === "oidcToken" && next.refreshToken !== undefined && next.refreshToken !== refreshToken
+            ? onRotated({ accessToken: next.token, refreshToken: next.refreshToken })
+            : Effect.void)
         // A refused refresh token is final for a token given by hand; the other two sign in again.
         return method === "oidcToken" ? refreshed : Effect.catchTag(refreshed, "AuthenticationFailed", () => signIn())
       }
       if (method === "oidcToken") {
-        return Effect.fail(new AuthenticationFailed({ reason: `the OIDC access token ${current === undefined ? "is missing" : "has expired"} and no refresh token was given; ${signInAgain(connection)}` }))
+        return Effect.fail(new AuthenticationFailed({ reason: `the OIDC access token has expired or is no longer accepted, and no refresh token was given to renew it; ${signInAgain(connection)}` }))
       }
       return signIn()
     })
@@ -316,7 +335,13 @@ const findCode = (cause: unknown, depth = 0): { code: string; message: string } 
  * A failure at the identity provider, naming it and its answer: the provider's own refusal
  * (`invalid_grant: …`) is `AuthenticationFailed`; not reaching it is `ConnectionFailed`.
  */
-const providerFailure = (issuer: string, what: string, cause: unknown, connection?: Pick<Connection, "name" | "authMethod">): AuthenticationFailed | ConnectionFailed => {
+const providerFailure = (
+  Oidc: typeof OidcClient,
+  issuer: string,
+  what: string,
+  cause: unknown,
+  connection?: Pick<Connection, "name" | "authMethod">
+): AuthenticationFailed | ConnectionFailed => {
   const scrub = Redaction.global.redact
   if (cause instanceof Oidc.ResponseBodyError) {
     const answer = `${cause.error}${cause.error_description !== undefined ? `: ${cause.error_description}` : ""}`

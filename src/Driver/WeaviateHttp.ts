@@ -313,7 +313,11 @@ const readCa = (file: string) =>
  */
 export const make = (
   connection: Connection,
-  options: { readonly env?: NodeJS.ProcessEnv } = {}
+  options: {
+    readonly env?: NodeJS.ProcessEnv
+    /** `oidcToken`: the provider rotated the refresh token; the new pair should be saved. */
+    readonly onTokensRotated?: (tokens: { readonly accessToken: string; readonly refreshToken: string }) => Effect.Effect<void>
+  } = {}
 ): Effect.Effect<WeaviateHttp, AuthenticationFailed | ConnectionFailed, Scope.Scope> =>
   Effect.gen(function*() {
     const apiKey = yield* resolveApiKey(connection, options.env)
@@ -333,7 +337,7 @@ export const make = (
 
     const send = makeSend({ undici, agent, baseUrl, connection, scrub, timeouts })
 
-    const tokens = isOidc(connection.authMethod) ? yield* oidcTokens(connection, undici, send) : undefined
+    const tokens = isOidc(connection.authMethod) ? yield* oidcTokens(connection, undici, send, options.onTokensRotated) : undefined
 
     /**
      * Under OIDC: a token valid now; a 401 renews it once and sends a read once more. A write is
@@ -385,7 +389,8 @@ export const make = (
 const oidcTokens = (
   connection: Connection,
   undici: Undici.Undici,
-  send: (req: Request, traceState: string | undefined, bearer: string | undefined) => Effect.Effect<Response, AuthenticationFailed | PermissionDenied | ConnectionFailed>
+  send: (req: Request, traceState: string | undefined, bearer: string | undefined) => Effect.Effect<Response, AuthenticationFailed | PermissionDenied | ConnectionFailed>,
+  onRotated?: (tokens: { readonly accessToken: string; readonly refreshToken: string }) => Effect.Effect<void>
 ) =>
   Effect.gen(function*() {
     const tls = yield* providerTlsOptions(connection)
@@ -396,7 +401,7 @@ const oidcTokens = (
     for (const field of ["oidcClientSecret", "oidcPassword", "oidcAccessToken", "oidcRefreshToken"] as const) {
       if (connection.keychain?.includes(field) === true && connection[field] === undefined) return yield* missingFromKeychain(connection, field)
     }
-    return yield* OidcSignIn.make(connection, weaviateOidc(connection, send), fetchThrough(undici, agent))
+    return yield* OidcSignIn.make(connection, weaviateOidc(connection, send), fetchThrough(undici, agent), onRotated)
   })
 
 /** What sending a request needs from its connection. */

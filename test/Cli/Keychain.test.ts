@@ -51,6 +51,22 @@ describe("secrets in the OS keychain", () => {
     assert.strictEqual(NodeFs.statSync(NodePath.join(home, "connections.json")).mode & 0o777, 0o600)
   })
 
+  it("OIDC secrets go to the keychain too: a client secret and a password", async () => {
+    const added = await withKeychain(
+      ["connections", "add", "--name", "sso", "--host", "127.0.0.1", "--auth", "oidc-client-credentials", "--oidc-client-id", "service", "--oidc-client-secret-stdin"],
+      "oidc-client-secret-9e2b\n"
+    )
+    assert.strictEqual(added.code, 0, added.stderr)
+    assert.match(added.stdout, /; OIDC client secret in the OS keychain$/m)
+    const switched = await withKeychain(["connections", "update", "sso", "--auth", "oidc-password", "--oidc-username", "alice", "--oidc-password-stdin"], "oidc-password-41fa\n")
+    assert.strictEqual(switched.code, 0, switched.stderr)
+    assert.match(switched.stdout, /; OIDC password in the OS keychain$/m)
+    assert.notInclude(file(), "oidc-client-secret-9e2b")
+    assert.notInclude(file(), "oidc-password-41fa")
+    assert.deepStrictEqual(saved("sso")["keychain"], ["oidcClientSecret", "oidcPassword"])
+    assert.strictEqual((await withKeychain(["connections", "remove", "sso"])).code, 0)
+  })
+
   it("the key is read back from the keychain and signs in to the real Weaviate", async () => {
     const tested = await withKeychain(["connections", "test", "kc"])
     assert.strictEqual(tested.code, 0, tested.stderr)

@@ -4,6 +4,7 @@
  */
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as TestContext from "effect/TestContext"
 import * as Redaction from "../../src/Base/Redaction.ts"
@@ -16,6 +17,7 @@ import { type DriverRuntime, failureOf, makeRuntime, tempHome } from "./support.
 let provider: OidcProvider
 let weaviate: RealWeaviate
 let runtime: DriverRuntime
+let home: string
 
 const add = (input: Record<string, unknown>) => runtime.runPromise(Effect.flatMap(ConnectionStore, (s) => s.add(input as never)))
 
@@ -44,7 +46,8 @@ const asUser = async (path: string, init: RequestInit = {}) => {
 beforeAll(async () => {
   provider = await startOidcProvider()
   weaviate = await startRealWeaviate({ anonymousAccess: false, env: provider.weaviateEnv })
-  runtime = makeRuntime(tempHome())
+  home = tempHome()
+  runtime = makeRuntime(home)
   await asUser("/v1/schema", { method: "POST", body: JSON.stringify({ class: "Article", vectorizer: "none", properties: [{ name: "title", dataType: ["text"] }] }) })
   await asUser("/v1/objects", { method: "POST", body: JSON.stringify({ class: "Article", properties: { title: "Signed in" } }) })
 }, 120_000)
@@ -167,6 +170,27 @@ describe("a token Weaviate no longer accepts", () => {
       assert.strictEqual(provider.grants["refresh_token"], refreshes + 1)
     }).pipe(Effect.ensuring(Effect.sync(() => (provider.accessTokenTtl = 600))), Effect.provide(TestContext.TestContext), Effect.runPromise))
 
+  it("a 401 renews once and sends the read once more, no more: a provider Weaviate does not trust fails after one renewal", async () => {
+    // Another provider: its tokens are well formed, but Weaviate trusts only the first one's.
+    const stranger = await startOidcProvider()
+    try {
+      const c = await add({
+        name: "untrusted",
+        ...where(),
+        authMethod: "oidcClientCredentials",
+        oidcIssuer: stranger.issuer,
+        oidcClientId: SERVICE_CLIENT_ID,
+        oidcClientSecret: SERVICE_SECRET
+      })
+      const error = await failureOf(runtime, readTitles(c.id))
+      assert.match(error.message, /^Authentication failed: Weaviate rejected the OIDC token \(HTTP 401/)
+      // The first sign-in and one renewal after the 401.
+      assert.strictEqual(stranger.grants["client_credentials"], 2)
+    } finally {
+      await stranger.stop()
+    }
+  })
+
   it("a write whose token Weaviate refuses (401) is never sent twice", () =>
     Effect.gen(function*() {
       yield* TestClock.setTime(Date.now())
@@ -204,6 +228,54 @@ describe("a token Weaviate no longer accepts", () => {
       assert.notInclude(error.message, tokens.refresh_token)
       assert.notInclude(error.message, tokens.access_token)
     }).pipe(Effect.provide(TestContext.TestContext), Effect.runPromise))
+})
+
+describe("a token given without a refresh token", () => {
+  it("is used until it expires, then asks the user to sign in again", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      const tokens = yield* Effect.promise(() => provider.passwordGrant("alice", USERS["alice"]!))
+      const c = yield* Effect.promise(() => add({ name: "no-refresh", ...where(), authMethod: "oidcToken", oidcAccessToken: tokens.access_token }))
+      const services = (yield* Effect.promise(() => runtime.runtime())).context
+      const read = Effect.provide(readTitles(c.id), services)
+      assert.deepStrictEqual(yield* read, ["Signed in"])
+      assert.isFalse((yield* Effect.provide(identity(c.id), services))!.renewable)
+      const grants = { ...provider.grants }
+      yield* TestClock.adjust("11 minutes")
+      const error = yield* Effect.flip(read)
+      assert.strictEqual(error.message, "Authentication failed: the OIDC access token has expired or is no longer accepted, and no refresh token was given to renew it; " +
+        "sign in again and save the new tokens: weaviate-mcp connections update no-refresh --oidc-access-token-stdin (and --oidc-refresh-token-stdin)")
+      // The provider was not asked for anything.
+      assert.deepStrictEqual(provider.grants, grants)
+    }).pipe(Effect.provide(TestContext.TestContext), Effect.runPromise))
+})
+
+describe("a provider that rotates refresh tokens", () => {
+  it("the new refresh token is saved at once, so a new start renews with it and not with the spent one", () =>
+    Effect.gen(function*() {
+      yield* TestClock.setTime(Date.now())
+      provider.rotateRefreshTokens = true
+      const tokens = yield* Effect.promise(() => provider.passwordGrant("alice", USERS["alice"]!))
+      const c = yield* Effect.promise(() => add({ name: "rotating", ...where(), authMethod: "oidcToken", oidcAccessToken: tokens.access_token, oidcRefreshToken: tokens.refresh_token }))
+      const services = (yield* Effect.promise(() => runtime.runtime())).context
+      assert.deepStrictEqual(yield* Effect.provide(readTitles(c.id), services), ["Signed in"])
+      yield* TestClock.adjust("11 minutes")
+      const refreshes = provider.grants["refresh_token"] ?? 0
+      assert.deepStrictEqual(yield* Effect.provide(readTitles(c.id), services), ["Signed in"])
+      assert.strictEqual(provider.grants["refresh_token"], refreshes + 1)
+      const saved = yield* Effect.provide(Effect.flatMap(ConnectionStore, (s) => s.get(c.id)), services)
+      assert.notStrictEqual(Redacted.value(saved.oidcRefreshToken!), tokens.refresh_token)
+      // A new start on the same home, past the saved access token's life: it renews with the saved refresh token.
+      const restarted = makeRuntime(home)
+      try {
+        const next = (yield* Effect.promise(() => restarted.runtime())).context
+        yield* TestClock.adjust("11 minutes")
+        assert.deepStrictEqual(yield* Effect.provide(readTitles(c.id), next), ["Signed in"])
+        assert.strictEqual(provider.grants["refresh_token"], refreshes + 2)
+      } finally {
+        yield* Effect.promise(() => restarted.dispose())
+      }
+    }).pipe(Effect.ensuring(Effect.sync(() => (provider.rotateRefreshTokens = false))), Effect.provide(TestContext.TestContext), Effect.runPromise))
 })
 
 // Last: the provider is stopped for good.

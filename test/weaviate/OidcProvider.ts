@@ -31,6 +31,8 @@ export interface OidcProvider {
   readonly port: number
   /** Seconds an access token lives (default 600). */
   accessTokenTtl: number
+  /** Whether a refresh gives a new refresh token and spends the old one (default false). */
+  rotateRefreshTokens: boolean
   /** Successful grants by grant type. */
   readonly grants: Record<string, number>
   /** Revokes a refresh token (or an access token). */
@@ -51,7 +53,7 @@ export const startOidcProvider = async (options: { readonly tls?: GeneratedTls; 
   const issuer = `${options.tls === undefined ? "http" : "https"}://127.0.0.1:${port}`
   const { privateKey } = crypto.generateKeyPairSync("rsa", { modulusLength: 2048 })
   const jwk = { ...privateKey.export({ format: "jwk" }), kid: "test-key", alg: "RS256", use: "sig" }
-  const state = { accessTokenTtl: 600 }
+  const state = { accessTokenTtl: 600, rotateRefreshTokens: false }
   const grants: Record<string, number> = {}
   const resourceInfo = () => ({
     scope: "openid offline_access weaviate",
@@ -78,8 +80,8 @@ export const startOidcProvider = async (options: { readonly tls?: GeneratedTls; 
         getResourceServerInfo: () => resourceInfo()
       }
     },
-    // The refresh token is kept as it is (the official clients keep the one they were given).
-    rotateRefreshToken: false,
+    // Kept as it is unless a test asks for rotation (many providers rotate; the official clients keep the one they were given).
+    rotateRefreshToken: () => state.rotateRefreshTokens,
     scopes: ["openid", "offline_access", "weaviate"]
   })
   provider.proxy = false
@@ -121,6 +123,12 @@ export const startOidcProvider = async (options: { readonly tls?: GeneratedTls; 
     },
     set accessTokenTtl(seconds: number) {
       state.accessTokenTtl = seconds
+    },
+    get rotateRefreshTokens() {
+      return state.rotateRefreshTokens
+    },
+    set rotateRefreshTokens(on: boolean) {
+      state.rotateRefreshTokens = on
     },
     grants,
     revoke: async (token) => void (await post("/token/revocation", { token, client_id: WEAVIATE_CLIENT_ID })),
