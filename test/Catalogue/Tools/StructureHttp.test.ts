@@ -179,6 +179,11 @@ describe("the structure tools over HTTP", () => {
       line = entries.find((e): e is Extract<Line.Entry, { type: "call" }> => e.type === "call" && e.tool === "create_table" && e.statements.includes(Line.statementDigest(JSON.stringify(change))))
     }
     expect(line?.outcome).toBe("ok")
+    // The query history keeps the change asked for, joined to the activity line by its digest.
+    const history = await raw("tools/call", { name: "search_query_history", arguments: { tool: "create_table", table: "Logged" } })
+    expect(history.json.result.structuredContent.entries.map((e: any) => [e.statement, e.digest, e.outcome])).toEqual([
+      [JSON.stringify(change), Line.statementDigest(JSON.stringify(change)), "ok"]
+    ])
   })
 })
 
