@@ -18,6 +18,7 @@ import { Forbidden } from "../../Schema/McpErrors.ts"
 import * as Principal from "../../Auth/Principal.ts"
 import { approve, open, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Filters, Table, Tenant, toDriverFilters } from "./Parameters.ts"
+import { rowsAtStake } from "./StructureTools.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
 import * as ToolError from "./ToolError.ts"
@@ -83,8 +84,9 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
       if (input.operation === "drop_table" && collection.multiTenancy && Principal.allowedTenants(principal, connection.id, collection.name) !== undefined) {
         return yield* new Forbidden({ message: `Forbidden: a tenant-scoped token cannot drop ${collection.name}, which holds every tenant's rows` })
       }
-      // The user approves exactly the request that is sent.
-      const approvedBy = yield* approve(env, connection, RowEdits.format(request), { destructive: true })
+      // The user approves exactly the request that is sent; a drop says first how many rows it loses.
+      const lost = input.operation === "drop_table" ? [...(yield* rowsAtStake(env, connection, collection)).lines, ""] : []
+      const approvedBy = yield* approve(env, connection, [...lost, RowEdits.format(request)].join("\n"), { destructive: true })
       if (InputRequired.is(approvedBy)) return approvedBy
       const deleted = yield* env.driver.sendDestructive(connection, request)
       if (input.operation === "drop_table") {
