@@ -53,7 +53,7 @@ const changeTenants = Effect.fnUntraced(function*(change: Change, flags: {
   if (change === "offload" && !(yield* driver.health(connection)).modules.includes(SchemaEdits.OFFLOAD_MODULE)) {
     problems.push(`offloading tenants needs the ${SchemaEdits.OFFLOAD_MODULE} module, which this server does not have`)
   }
-  yield* StructureCli.planned(problems.length > 0 ? { problems } : undefined)
+  if (problems.length > 0) return yield* new StructureCli.ChangeRefused({ reason: problems.join("; ") })
   const lines = (verb: string) => [verb, ...flags.names.map((name) => `  ${name}`)]
   if (change === "delete") {
     const stake = yield* rowsAtStakeOf(driver, connection, collection, flags.names.map((name) => byName.get(name)!))

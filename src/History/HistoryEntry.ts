@@ -152,7 +152,14 @@ export const RECORDED_TOOLS: ReadonlySet<string> = new Set([
   "update_rows",
   "delete_rows",
   "confirm_destructive_operation",
-  "aggregate"
+  "aggregate",
+  "create_table",
+  "add_column",
+  "update_table",
+  "drop_table",
+  "create_tenants",
+  "set_tenant_status",
+  "delete_tenants"
 ])
 
 const pick = (args: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>) => {
@@ -199,6 +206,17 @@ export const statementOf = (tool: string, args: Readonly<Record<string, unknown>
       return JSON.stringify(pick(args, ["operation", "table", "filters"]))
     case "aggregate":
       return JSON.stringify(pick(args, ["table", "group_by", "metrics", "filters", "near_text", "hybrid", "alpha", "object_limit", "limit", "tenant"]))
+    case "create_table":
+    case "add_column":
+    case "update_table":
+    case "drop_table":
+    case "create_tenants":
+    case "set_tenant_status":
+    case "delete_tenants": {
+      // The change asked for, which can be passed to the tool again (with a connection).
+      const { connection_id: _, ...change } = args
+      return JSON.stringify(change)
+    }
     default:
       return JSON.stringify(args)
   }
@@ -226,6 +244,9 @@ export const rowsOf = (tool: string, structured: Readonly<Record<string, unknown
       return typeof structured.applied === "number" ? structured.applied : null
     case "confirm_destructive_operation":
       return typeof structured.deleted === "number" ? structured.deleted : null
+    case "drop_table":
+    case "delete_tenants":
+      return typeof structured.rowsLost === "number" ? structured.rowsLost : null
     case "execute_query": {
       if (Array.isArray(structured.tables)) {
         return structured.tables.reduce((n: number, t: unknown) => n + (isObject(t) && Array.isArray(t.rows) ? t.rows.length : 0), 0)

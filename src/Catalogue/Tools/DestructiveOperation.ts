@@ -19,6 +19,7 @@ import * as Principal from "../../Auth/Principal.ts"
 import * as Permissions from "../../Driver/Permissions.ts"
 import { approve, open, requirePermissions, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Filters, Table, Tenant, toDriverFilters } from "./Parameters.ts"
+import { rowsAtStake } from "./StructureTools.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
 import * as ToolError from "./ToolError.ts"
@@ -86,8 +87,9 @@ export const confirmDestructiveOperation = (env: ToolEnv) =>
       }
       // A drop needs delete_collections, a deletion delete_data (on its tenant): refused before the user is asked.
       yield* requirePermissions(env, connection, Permissions.targetsOf(request))
-      // The user approves exactly the request that is sent.
-      const approvedBy = yield* approve(env, connection, RowEdits.format(request), { destructive: true })
+      // The user approves exactly the request that is sent; a drop says first how many rows it loses.
+      const lost = input.operation === "drop_table" ? [...(yield* rowsAtStake(env, connection, collection)).lines, ""] : []
+      const approvedBy = yield* approve(env, connection, [...lost, RowEdits.format(request)].join("\n"), { destructive: true })
       if (InputRequired.is(approvedBy)) return approvedBy
       const deleted = yield* env.driver.sendDestructive(connection, request)
       if (input.operation === "drop_table") {

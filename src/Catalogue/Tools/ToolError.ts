@@ -57,12 +57,19 @@ export const fail = (code: ToolErrorCode, reason: string): ToolFailure => new To
  * @category conversions
  */
 export const toResult = (failure: { readonly code: ToolErrorCode; readonly reason: string }): CallToolResult => {
-  const message = Redaction.global.redact(failure.reason)
+  const message = withHint(Redaction.global.redact(failure.reason))
   return {
     content: [{ type: "text", text: capError(`${failure.code}: ${message}`) }],
     isError: true
   }
 }
+
+/** Weaviate's own words for a read of an inactive tenant (a GraphQL statement, a REST line). */
+const INACTIVE_TENANT = /tenant not active/i
+
+/** Weaviate's refusal of an inactive tenant, with the tool that activates it named. */
+const withHint = (message: string): string =>
+  INACTIVE_TENANT.test(message) && !message.includes("set_tenant_status") ? `${message} (activate it with set_tenant_status, status ACTIVE)` : message
 
 const TIMEOUT = /deadline exceeded|timed? ?out|timeout/i
 

@@ -80,6 +80,13 @@ const raw = (method: string, params: Record<string, unknown>, token = tokens.ful
     headers: { ...modernHeaders(method, typeof params["name"] === "string" ? params["name"] : undefined), authorization: `Bearer ${token}` }
   }))
 
+/** A raw modern tools/call from a client that declared elicitation, with an optional answer. */
+const callAsking = (name: string, args: Record<string, unknown>, answer?: { requestState: string; inputResponses: unknown }) =>
+  Effect.runPromise(send(endpoint, {
+    body: modern("tools/call", { name, arguments: args, ...(answer ?? {}) }, 1, { "io.modelcontextprotocol/clientCapabilities": { elicitation: { form: {} } } }),
+    headers: { ...modernHeaders("tools/call", name), authorization: `Bearer ${tokens.fullAccess}` }
+  }))
+
 const v1Client = async (token = tokens.fullAccess) => {
   const client = new ClientV1({ name: "structure-v1", version: "1.0.0" })
   await client.connect(new TransportV1(new URL(endpoint), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
@@ -166,6 +173,22 @@ describe("the structure tools over HTTP", () => {
     }
   })
 
+  it("drop_table's input_required and its result are valid against the official schema; the form states the rows, the user's dialog follows", async () => {
+    const created = await raw("tools/call", { name: "create_table", arguments: { connection_id: connectionId, table: "Dropped", properties: [{ name: "title", dataType: "text" }], vectorizer: "none" } })
+    expect(created.json.result.structuredContent.created).toBe(true)
+    const args = { connection_id: connectionId, table: "Dropped", confirm: "Dropped" }
+    const asked = await callAsking("drop_table", args)
+    validateMessage(MODERN, asked.json, "InputRequiredResult")
+    const form = asked.json.result.inputRequests.approve_statement.params
+    expect(form.message).toContain("Approve a destructive operation")
+    expect(form.requestedSchema.properties.approved.description.split("\n").slice(0, 2)).toEqual(["Drop the collection Dropped with all its rows", "Dropped holds 0 rows: all will be lost."])
+    NodeFs.writeFileSync(NodePath.join(dialogDir, "log"), "")
+    const done = await callAsking("drop_table", args, { requestState: asked.json.result.requestState, inputResponses: { approve_statement: { action: "accept", content: { approved: true } } } })
+    validateMessage(MODERN, done.json, "CallToolResult")
+    expect(done.json.result.structuredContent).toEqual({ table: "Dropped", dropped: true, rowsLost: 0, approvedBy: "exec" })
+    expect(dialogLog().map((d) => d.title)).toEqual(["weaviate-mcp: approve a destructive operation"])
+  })
+
   it("each structure call is one activity line, with the digest of the change it asked for", async () => {
     const args = { connection_id: connectionId, table: "Logged", properties: [{ name: "title", dataType: "text" }], vectorizer: "none" }
     const reply = await raw("tools/call", { name: "create_table", arguments: args })
@@ -179,6 +202,16 @@ describe("the structure tools over HTTP", () => {
       line = entries.find((e): e is Extract<Line.Entry, { type: "call" }> => e.type === "call" && e.tool === "create_table" && e.statements.includes(Line.statementDigest(JSON.stringify(change))))
     }
     expect(line?.outcome).toBe("ok")
+    // The query history keeps the change asked for, joined to the activity line by its digest.
+    // Entries are written in batches: looked for at most 100 times, 20 ms apart.
+    let entries: Array<any> = []
+    for (let i = 0; i < 100 && entries.length === 0; i++) {
+      if (i > 0) await new Promise((resolve) => setTimeout(resolve, 20))
+      entries = (await raw("tools/call", { name: "search_query_history", arguments: { tool: "create_table", table: "Logged" } })).json.result.structuredContent.entries
+    }
+    expect(entries.map((e: any) => [e.statement, e.digest, e.outcome])).toEqual([
+      [JSON.stringify(change), Line.statementDigest(JSON.stringify(change)), "ok"]
+    ])
   })
 })
 

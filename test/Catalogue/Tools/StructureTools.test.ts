@@ -243,6 +243,20 @@ layer(harnessLayer({ weaviate: { modules: MODULES }, sample: false }), { exclude
         success(h, "describe_table", await h.call("describe_table", { connection_id: h.ids.local, table: "Kept" }, { principal }))
       }))
 
+    it.effect("confirm_destructive_operation's drop_table states the rows that will be lost too", () =>
+      test(async (h) => {
+        await created(h, "AlsoDoomed")
+        await insert(h, "AlsoDoomed", [{ title: "a" }, { title: "b" }])
+        const principal = await fresh(h, "fullAccess")
+        success(h, "confirm_destructive_operation", await h.call("confirm_destructive_operation", {
+          connection_id: h.ids.local,
+          operation: "drop_table",
+          table: "AlsoDoomed",
+          confirm: "AlsoDoomed"
+        }, { principal }))
+        expect(h.dialog.asked[0]!.statement.split("\n")).toEqual(["AlsoDoomed holds 2 rows: all will be lost.", "", "DELETE /v1/schema/AlsoDoomed"])
+      }))
+
     it.effect("Safe Mode readOnly refuses it with denied", () =>
       test(async (h) => {
         await created(h, "GuardedDrop")

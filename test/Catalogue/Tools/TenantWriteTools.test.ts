@@ -114,6 +114,9 @@ layer(harnessLayer({ weaviate: { modules: ["text2vec-bigram"] }, sample: false }
         expect(refused).toBe(
           "invalid_argument: tenant \"acme\" of Cycled is COLD, not active: activate it with set_tenant_status (status ACTIVE) or weaviate-mcp tenants activate before reading or writing its rows"
         )
+        // A statement that reaches Weaviate itself: its refusal names the activating tool too.
+        const statement = toolError(await h.call("execute_query", { connection_id: h.ids.local, query: "{ Get { Cycled(tenant: \"acme\") { title } } }" }, { principal }), "query_failed")
+        expect(statement).toContain("tenant not active: 'acme' (activate it with set_tenant_status, status ACTIVE)")
         success(h, "set_tenant_status", await h.call("set_tenant_status", { connection_id: h.ids.local, table: "Cycled", tenants: ["acme"], status: "HOT" }, { principal }))
         const rows = success(h, "browse_table", await h.call("browse_table", { connection_id: h.ids.local, table: "Cycled", tenant: "acme" }, { principal }))
         expect(rows.structured.rows.map((r: any) => r.title).sort()).toEqual(["one", "two"])
