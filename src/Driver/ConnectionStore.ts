@@ -98,6 +98,123 @@ const cachedBySignature = <A, E>(path: string, read: Effect.Effect<A, E>) => {
 /** How long the followed list is trusted without a file event: changes by others show within a second. */
 const FOLLOWED_MAX_AGE_MS = 1_000
 
+/** Where a connection's secrets are kept: read back from the keychain, left out of the file, placed in it. */
+const secretPlacement = (keychain: Keychain.Keychain["Type"]) => {
+  /** The secrets the file lists as kept in the keychain, read from it (left out when it does not have them). */
+  const fromKeychain = (c: Connection): Effect.Effect<Connection> => {
+    const listed = c.keychain ?? []
+    if (listed.length === 0) return Effect.succeed(c)
+    return Effect.map(
+      Effect.forEach(listed, (field) => Effect.map(keychain.get(Keychain.accountOf(c.id, field)), (value) => [field, value] as const)),
+      (values) => {
+        const found = Object.fromEntries(values.filter(([, v]) => v !== undefined).map(([f, v]) => [f, Redacted.make(v!)]))
+        return Object.keys(found).length === 0 ? c : new Connection({ ...c, ...found })
+      }
+    )
+  }
+
+  /** The file's form: a secret kept in the keychain is only named there (`keychain`), its value left out. */
+  const forFile = (c: Connection): Connection => {
+    const listed = c.keychain ?? []
+    if (listed.length === 0) return c
+    const copy: Record<string, unknown> = { ...c }
+    for (const field of listed) delete copy[field]
+    return new Connection(copy as ConstructorParameters<typeof Connection>[0])
+  }
+
+  /**
+   * Puts the given secrets of a connection into the keychain when one answers; each one it does not
+   * take stays in the file (and is no longer listed as in the keychain).
+   */
+  const placeSecrets = (c: Connection, fields: ReadonlyArray<SecretField>) =>
+    Effect.gen(function*() {
+      const listed = new Set(c.keychain ?? [])
+      for (const field of fields) {
+        const value = c[field]
+        if (value === undefined) continue
+        const kept = yield* keychain.set(Keychain.accountOf(c.id, field), Redacted.value(value))
+        if (kept) listed.add(field)
+        else listed.delete(field)
+      }
+      const keychainList = SECRET_FIELDS.filter((f) => listed.has(f))
+      const { keychain: _old, ...rest } = c
+      return new Connection({ ...rest, ...(keychainList.length > 0 ? { keychain: keychainList } : {}) })
+    })
+
+  return { fromKeychain, forFile, placeSecrets }
+}
+
+const find = (connections: ReadonlyArray<Connection>, idOrName: string) => {
+  const found = connections.find((c) => c.id === idOrName) ?? connections.find((c) => c.name === idOrName)
+  return found === undefined ? Effect.fail(new ConnectionNotFound({ connection: idOrName })) : Effect.succeed(found)
+}
+
+const checkName = (connections: ReadonlyArray<Connection>, name: string, self?: string) =>
+  connections.some((c) => c.name === name && c.id !== self)
+    ? Effect.fail(new ConnectionInvalid({ reason: `a connection named ${JSON.stringify(name)} already exists` }))
+    : Effect.void
+
+const checkKey = (c: Connection) => {
+  if (c.apiKey !== undefined && c.apiKeyEnv !== undefined) {
+    return Effect.fail(new ConnectionInvalid({ reason: "give the API key or the name of its environment variable, not both" }))
+  }
+  const missing = missingSecrets(c)
+  return missing.length === 0 ? Effect.void : Effect.fail(new ConnectionInvalid({ reason: missing.join("; ") }))
+}
+
+/** A new id not among `taken` (eight tries; ids are random). */
+const freshId = (taken: ReadonlySet<string>) => {
+  let id = newId()
+  for (let i = 0; i < 8 && taken.has(id); i++) id = newId()
+  return id
+}
+
+/** Connections imported from an export, and the secrets of the file moved to the keychain. */
+const bulkOperations = (deps: {
+  readonly keychain: Keychain.Keychain["Type"]
+  readonly list: Effect.Effect<ReadonlyArray<Connection>, StoreError>
+  readonly save: (connections: ReadonlyArray<Connection>) => Effect.Effect<void, StoreError | ConnectionInvalid>
+  readonly decodeInput: (input: unknown) => Effect.Effect<typeof ConnectionInput.Type, ParseResult.ParseError>
+  readonly invalid: (error: ParseResult.ParseError) => ConnectionInvalid
+  readonly placeSecrets: ReturnType<typeof secretPlacement>["placeSecrets"]
+}) => {
+  const { decodeInput, invalid, keychain, list, placeSecrets, save } = deps
+  const importAll = Effect.fnUntraced(function*(inputs: ReadonlyArray<typeof ConnectionInput.Encoded>) {
+    const connections = [...(yield* list)]
+    const added: Array<Connection> = []
+    for (const input of inputs) {
+      const decoded = yield* Effect.mapError(decodeInput(input), invalid)
+      yield* checkName(connections, decoded.name)
+      const taken = new Set(connections.map((c) => c.id))
+      let id = newId()
+      for (let i = 0; i < 8 && taken.has(id); i++) id = newId()
+      const connection = new Connection({ ...decoded, id })
+      connections.push(connection)
+      added.push(connection)
+    }
+    yield* save(connections)
+    return added
+  })
+
+  const migrateSecrets = Effect.gen(function*() {
+    const availability = yield* keychain.availability
+    if (!availability.available) return { moved: [], availability }
+    const connections = yield* list
+    const moved: Array<{ connection: string; field: SecretField }> = []
+    const next: Array<Connection> = []
+    for (const c of connections) {
+      const inFile = SECRET_FIELDS.filter((f) => c[f] !== undefined && !(c.keychain ?? []).includes(f))
+      const placed = yield* placeSecrets(c, inFile)
+      for (const field of inFile) if ((placed.keychain ?? []).includes(field)) moved.push({ connection: c.name, field })
+      next.push(placed)
+    }
+    if (moved.length > 0) yield* save(next)
+    return { moved, availability }
+  })
+
+  return { importAll, migrateSecrets }
+}
+
 /**
  * @category services
  */
@@ -146,19 +263,7 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
       })
 
     const keychain = yield* Keychain.Keychain
-
-    /** The secrets the file lists as kept in the keychain, read from it (left out when it does not have them). */
-    const fromKeychain = (c: Connection): Effect.Effect<Connection> => {
-      const listed = c.keychain ?? []
-      if (listed.length === 0) return Effect.succeed(c)
-      return Effect.map(
-        Effect.forEach(listed, (field) => Effect.map(keychain.get(Keychain.accountOf(c.id, field)), (value) => [field, value] as const)),
-        (values) => {
-          const found = Object.fromEntries(values.filter(([, v]) => v !== undefined).map(([f, v]) => [f, Redacted.make(v!)]))
-          return Object.keys(found).length === 0 ? c : new Connection({ ...c, ...found })
-        }
-      )
-    }
+    const { forFile, fromKeychain, placeSecrets } = secretPlacement(keychain)
 
     const read = Effect.flatMap(readJsonIfExists(path), (json) =>
       json === undefined
@@ -176,34 +281,6 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
     }
     const list = follow === undefined ? cache.current : cache.fresh(FOLLOWED_MAX_AGE_MS)
 
-    /** The file's form: a secret kept in the keychain is only named there (`keychain`), its value left out. */
-    const forFile = (c: Connection): Connection => {
-      const listed = c.keychain ?? []
-      if (listed.length === 0) return c
-      const copy: Record<string, unknown> = { ...c }
-      for (const field of listed) delete copy[field]
-      return new Connection(copy as ConstructorParameters<typeof Connection>[0])
-    }
-
-    /**
-     * Puts the given secrets of a connection into the keychain when one answers; each one it does not
-     * take stays in the file (and is no longer listed as in the keychain).
-     */
-    const placeSecrets = (c: Connection, fields: ReadonlyArray<SecretField>) =>
-      Effect.gen(function*() {
-        const listed = new Set(c.keychain ?? [])
-        for (const field of fields) {
-          const value = c[field]
-          if (value === undefined) continue
-          const kept = yield* keychain.set(Keychain.accountOf(c.id, field), Redacted.value(value))
-          if (kept) listed.add(field)
-          else listed.delete(field)
-        }
-        const keychainList = SECRET_FIELDS.filter((f) => listed.has(f))
-        const { keychain: _old, ...rest } = c
-        return new Connection({ ...rest, ...(keychainList.length > 0 ? { keychain: keychainList } : {}) })
-      })
-
     const save = (connections: ReadonlyArray<Connection>) =>
       encodeFile({ version: 1, connections: connections.map(forFile) }).pipe(
         Effect.mapError(invalid),
@@ -211,24 +288,6 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
         Effect.tap(() => Effect.sync(cache.forget)),
         Effect.zipRight(PubSub.publish(pubsub, undefined))
       )
-
-    const find = (connections: ReadonlyArray<Connection>, idOrName: string) => {
-      const found = connections.find((c) => c.id === idOrName) ?? connections.find((c) => c.name === idOrName)
-      return found === undefined ? Effect.fail(new ConnectionNotFound({ connection: idOrName })) : Effect.succeed(found)
-    }
-
-    const checkName = (connections: ReadonlyArray<Connection>, name: string, self?: string) =>
-      connections.some((c) => c.name === name && c.id !== self)
-        ? Effect.fail(new ConnectionInvalid({ reason: `a connection named ${JSON.stringify(name)} already exists` }))
-        : Effect.void
-
-    const checkKey = (c: Connection) => {
-      if (c.apiKey !== undefined && c.apiKeyEnv !== undefined) {
-        return Effect.fail(new ConnectionInvalid({ reason: "give the API key or the name of its environment variable, not both" }))
-      }
-      const missing = missingSecrets(c)
-      return missing.length === 0 ? Effect.void : Effect.fail(new ConnectionInvalid({ reason: missing.join("; ") }))
-    }
 
     const get = Effect.fnUntraced(function*(idOrName: string) {
       const found = find(yield* list, idOrName)
@@ -240,10 +299,7 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
       const decoded = yield* Effect.mapError(decodeInput(input), invalid)
       const connections = yield* list
       yield* checkName(connections, decoded.name)
-      const taken = new Set(connections.map((c) => c.id))
-      let id = newId()
-      for (let i = 0; i < 8 && taken.has(id); i++) id = newId()
-      const connection = new Connection({ ...decoded, id })
+      const connection = new Connection({ ...decoded, id: freshId(new Set(connections.map((c) => c.id))) })
       yield* checkKey(connection)
       const placed = yield* placeSecrets(connection, SECRET_FIELDS)
       yield* save([...connections, placed])
@@ -281,38 +337,7 @@ export class ConnectionStore extends Context.Tag("weaviate-mcp/ConnectionStore")
       return current
     })
 
-    const importAll = Effect.fnUntraced(function*(inputs: ReadonlyArray<typeof ConnectionInput.Encoded>) {
-      const connections = [...(yield* list)]
-      const added: Array<Connection> = []
-      for (const input of inputs) {
-        const decoded = yield* Effect.mapError(decodeInput(input), invalid)
-        yield* checkName(connections, decoded.name)
-        const taken = new Set(connections.map((c) => c.id))
-        let id = newId()
-        for (let i = 0; i < 8 && taken.has(id); i++) id = newId()
-        const connection = new Connection({ ...decoded, id })
-        connections.push(connection)
-        added.push(connection)
-      }
-      yield* save(connections)
-      return added
-    })
-
-    const migrateSecrets = Effect.gen(function*() {
-      const availability = yield* keychain.availability
-      if (!availability.available) return { moved: [], availability }
-      const connections = yield* list
-      const moved: Array<{ connection: string; field: SecretField }> = []
-      const next: Array<Connection> = []
-      for (const c of connections) {
-        const inFile = SECRET_FIELDS.filter((f) => c[f] !== undefined && !(c.keychain ?? []).includes(f))
-        const placed = yield* placeSecrets(c, inFile)
-        for (const field of inFile) if ((placed.keychain ?? []).includes(field)) moved.push({ connection: c.name, field })
-        next.push(placed)
-      }
-      if (moved.length > 0) yield* save(next)
-      return { moved, availability }
-    })
+    const { importAll, migrateSecrets } = bulkOperations({ keychain, list, save, decodeInput, invalid, placeSecrets })
 
     const digest = (connections: ReadonlyArray<Connection>) => JSON.stringify(encodeList(connections))
 
