@@ -546,14 +546,16 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
 
     /**
      * Runs `f` on the connection's session; an authentication failure drops the session, Weaviate's
-     * 403 has the permissions read again (they changed since they were read).
+     * 403 for something the permissions allowed has them read again (they changed since they were read).
      */
     const withSession = <A, E, R>(ref: ConnectionRef, f: (session: Session, connection: Connection) => Effect.Effect<A, E, R>) =>
       Effect.flatMap(resolve(ref), (connection) =>
         sessionFor(connection).pipe(
           Effect.flatMap((session) =>
             Effect.tapError(f(session, connection), (error) =>
-              isPermissionDenied(error) ? Effect.sync(session.caches.clearPermissions) : Effect.void)
+              isPermissionDenied(error) && Permissions.contradicts(session.caches.peekPermissions(), error)
+                ? Effect.sync(session.caches.clearPermissions)
+                : Effect.void)
           ),
           Effect.tapError((error) =>
             typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "AuthenticationFailed"

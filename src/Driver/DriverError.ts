@@ -50,11 +50,11 @@ export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("Pe
     const forbidden = /insufficient permissions to ([a-z]+_[a-z_]+) \[(.*)\]/.exec(detail)
     const collection = forbidden === null ? undefined : /Collection: ([^,\]]+)/.exec(forbidden[2]!)?.[1]?.trim()
     const tenant = forbidden === null ? undefined : /Tenant: ([^,\]]+)/.exec(forbidden[2]!)?.[1]?.trim()
+    const named = collection !== undefined && collection !== "*"
     return new PermissionDenied({
       ...(user !== undefined ? { user } : {}),
-      ...(forbidden !== null && collection !== undefined && collection !== "*"
-        ? { action: forbidden[1]!, collection, ...(tenant !== undefined ? { tenant } : {}) }
-        : { detail })
+      ...(forbidden !== null ? { action: forbidden[1]! } : {}),
+      ...(named ? { collection, ...(tenant !== undefined ? { tenant } : {}) } : { detail })
     })
   }
 

@@ -228,11 +228,28 @@ export const denied = (access: Access | undefined, target: Target): PermissionDe
  * @category matching
  */
 export const explain = (error: PermissionDenied, access: Access | undefined, targets: ReadonlyArray<Target>): PermissionDenied => {
-  if (error.action !== undefined) return error
+  if (error.action !== undefined && error.collection !== undefined) return error
   const target = targets.find((t) => access === undefined || !allows(access, t)) ?? targets[0]
   if (target === undefined) return error
   const refusal = denied(access, target)
   return error.user !== undefined ? new PermissionDenied({ ...refusal, user: error.user }) : refusal
+}
+
+/**
+ * Whether Weaviate's 403 says something the permissions read before did not: they allowed the
+ * refused action (or the refusal names none). Then they changed since, and are read again; a 403 for
+ * an action no role had (a read of the nodes without `read_nodes`) tells nothing new.
+ *
+ * @category matching
+ */
+export const contradicts = (access: Access | undefined, error: PermissionDenied): boolean => {
+  if (access === undefined) return false
+  // Without RBAC a 403 (adminlist) is expected; one in RBAC's words means RBAC was turned on since.
+  if (access._tag === "NoRbac") return error.action !== undefined || /\brbac: authorization\b/i.test(error.detail ?? "")
+  if (error.action === undefined) return true
+  const action = error.action
+  if (error.collection === undefined) return access.roles.some((role) => role.permissions.some((p) => p.action === action))
+  return allows(access, { action: action as Action, collection: error.collection, tenant: error.tenant })
 }
 
 // ===== What a request needs =====

@@ -179,6 +179,26 @@ describe("the refusal", () => {
   })
 })
 
+describe("reading the permissions again after Weaviate's 403", () => {
+  const weaviate403 = (action: string, resource: string) =>
+    PermissionDenied.fromWeaviate(`rbac: authorization, forbidden action: user 'alice' has insufficient permissions to ${action} [[${resource}]]`)
+
+  it("a 403 for what the permissions allowed means they changed: read them again", () => {
+    expect(Permissions.contradicts(alice(), weaviate403("create_data", "Domain: data, Collection: Ticket, Tenant: *, Object: *"))).toBe(true)
+  })
+
+  it("a 403 for what no role allowed tells nothing new (a read of the nodes without read_nodes)", () => {
+    expect(Permissions.contradicts(alice(), weaviate403("create_data", "Domain: data, Collection: Article, Tenant: *, Object: *"))).toBe(false)
+    expect(Permissions.contradicts(alice(), weaviate403("read_nodes", "Domain: nodes, Verbosity: minimal"))).toBe(false)
+  })
+
+  it("without RBAC only a 403 in RBAC's words (RBAC turned on since) has them read again", () => {
+    const none: Permissions.Access = { _tag: "NoRbac", user: "user1", reason: "RBAC is not enabled" }
+    expect(Permissions.contradicts(none, PermissionDenied.fromWeaviate("adminlist: authorization, forbidden action: user 'user1' has insufficient permissions to C [schema/collections/Zed/shards/#]"))).toBe(false)
+    expect(Permissions.contradicts(none, weaviate403("create_data", "Domain: data, Collection: Article, Tenant: *, Object: *"))).toBe(true)
+  })
+})
+
 describe("what a request needs", () => {
   it("object writes: create, update (PATCH, PUT, references) and delete, with the tenant of the query or body", () => {
     expect(Permissions.targetsOf({ method: "POST", path: "/v1/objects", body: { class: "Article", tenant: "t1" } })).toEqual([
