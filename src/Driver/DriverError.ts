@@ -60,9 +60,9 @@ export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("Pe
 
   override get message() {
     const who = this.user === undefined ? "the Weaviate user of this connection" : `the Weaviate user ${JSON.stringify(this.user)}`
-    if (this.action === undefined || this.collection === undefined) {
-      return `${who} is not allowed to do this${this.detail === undefined ? "" : ` (HTTP 403: ${this.detail})`}`
-    }
+    if (this.action === undefined) return `${who} is not allowed to do this${this.detail === undefined ? "" : ` (HTTP 403: ${this.detail})`}`
+    // An action on no collection (read_nodes, read_cluster, read_roles): Weaviate's own name for it.
+    if (this.collection === undefined) return `${who} has no permission to ${this.action.replace(/_/g, " ")} (${this.action})`
     const tenant = this.tenant === undefined || this.tenant === "*" ? "" : ` (tenant ${JSON.stringify(this.tenant)})`
     return `${who} has no permission to ${actionPhrase(this.action, this.collection)}${tenant}`
   }

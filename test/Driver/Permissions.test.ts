@@ -164,12 +164,18 @@ describe("the refusal", () => {
     expect(schema.message).toBe('the Weaviate user "alice" has no permission to create the collection "Other"')
   })
 
-  it("a 403 that names no collection keeps Weaviate's words, never 'Authentication failed'", () => {
+  it("a 403 for an action on no collection names the action, never 'Authentication failed'", () => {
     const denied = PermissionDenied.fromWeaviate(
       "rbac: authorization, forbidden action: user 'alice' has insufficient permissions to read_nodes [[Domain: nodes, Verbosity: minimal]]"
     )
-    expect(denied.message).toMatch(/^the Weaviate user "alice" is not allowed to do this \(HTTP 403: rbac: /)
-    expect(denied.message).not.toMatch(/Authentication failed/)
+    expect(denied.message).toBe('the Weaviate user "alice" has no permission to read nodes (read_nodes)')
+  })
+
+  it("a 403 whose action cannot be read keeps Weaviate's words", () => {
+    const denied = PermissionDenied.fromWeaviate("adminlist: authorization, forbidden action: user 'user1' has insufficient permissions to C [schema/collections/Zed/shards/#]")
+    expect(denied.message).toBe(
+      'the Weaviate user "user1" is not allowed to do this (HTTP 403: adminlist: authorization, forbidden action: user \'user1\' has insufficient permissions to C [schema/collections/Zed/shards/#])'
+    )
   })
 
   it("a 403 of a planned request is explained by the request's own target", () => {

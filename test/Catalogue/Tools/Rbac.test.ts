@@ -142,6 +142,17 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     assert.deepStrictEqual(bob.structuredContent.permissions.roles, ["reader", "ticket-writer"])
   })
 
+  it("a user that may not read the nodes still reaches its server: the cluster is unknown, saying why, in the status and the meta resource", async () => {
+    const status = await call("get_connection_status", { connection_id: ids["alice"] })
+    assert.strictEqual(status.structuredContent.cluster.health, "unavailable")
+    assert.include(text(status), 'cluster unavailable: the Weaviate user "alice" has no permission to read nodes (read_nodes)')
+    const meta = await client.readResource({ uri: `weaviate://connections/${ids["alice"]}/meta` })
+    const body = JSON.parse((meta.contents[0] as { text: string }).text)
+    assert.strictEqual(body.reachable, true, JSON.stringify(body))
+    assert.strictEqual(body.cluster.health, "unavailable")
+    assert.include(body.cluster.error, 'the Weaviate user "alice"')
+  })
+
   it("list_tables and describe_table say per collection what the connection may do", async () => {
     const alice = await call("list_tables", { connection_id: ids["alice"] })
     assert.deepStrictEqual(alice.structuredContent.tables.map((t: any) => [t.name, t.permissions]), [["Article", "read"], ["Ticket", "read"]])
