@@ -14,6 +14,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
@@ -32,6 +33,7 @@ let w: RealWeaviate | undefined
 let plain: RealWeaviate | undefined
 let running: Cli.Running | undefined
 let client: Client
+let token: string
 let home: string
 let approvals: string
 const ids: Record<string, string> = {}
@@ -109,7 +111,7 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     // Naming the connections grants first access up front: every question the command sees is a write's.
     const created = await cli("tokens", "create", "--name", "rbac", "--access", "fullAccess", "--connections", Object.values(ids).join(","), "--json")
     assert.strictEqual(created.code, 0, created.stderr)
-    const token = JSON.parse(created.stdout).token as string
+    token = JSON.parse(created.stdout).token as string
     running = await Cli.serve(
       ["--port", "0", "--home", home, "--approvals", "exec", "--approval-command", `(cat; echo) >> '${approvals}'`, "--rate-limit", "0"],
       { timeoutMs: 30_000 }
@@ -189,6 +191,23 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
 
     assert.strictEqual(asked(), before.asked, "the user was asked to approve a write Weaviate would refuse")
     assert.strictEqual(await rows("Article"), before.rows)
+  })
+
+  it("the SDK v2 client (modern era) gets the same refusal before approval, and the same permissions", async () => {
+    const v2 = new ClientV2({ name: "rbac-test-v2", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } })
+    await v2.connect(new TransportV2(new URL(running!.endpoint), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+    try {
+      await v2.listTools()
+      const before = asked()
+      const refused = (await v2.callTool({ name: "insert_rows", arguments: { connection_id: ids["alice"], table: "Article", rows: [{ properties: { title: "v2" } }] } })) as ToolResult
+      assert.strictEqual(refused.isError, true)
+      assert.strictEqual(text(refused), 'denied: the Weaviate user "alice" has no permission to create data in "Article"')
+      assert.strictEqual(asked(), before)
+      const status = (await v2.callTool({ name: "get_connection_status", arguments: { connection_id: ids["bob"] } })) as ToolResult
+      assert.strictEqual(status.structuredContent.permissions.summary, "read: all collections; write: Ticket; no schema changes")
+    } finally {
+      await v2.close().catch(() => undefined)
+    }
   })
 
   it("a user with write permission on one collection writes there and nowhere else", async () => {
