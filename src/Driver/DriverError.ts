@@ -82,7 +82,7 @@ const actionPhrase = (action: string, collection: string): string => {
     case "tenants":
       return `${verb} tenants in ${name}`
     default:
-      return `${action.replace(/_/g, " ")} (${name})`
+      return domain === "" ? `${verb} (${name})` : `${verb} ${domain.replace(/_/g, " ")} of ${name}`
   }
 }
 

@@ -264,6 +264,15 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     assert.deepStrictEqual(titles, ["closed", "open"])
   })
 
+  it("a REST write whose needs cannot be told beforehand is asked, and Weaviate's 403 is an isError denied naming the user", async () => {
+    const before = asked()
+    const result = await call("execute_query", { connection_id: ids["alice"], query: 'POST /v1/aliases {"class":"Article","alias":"Story"}' })
+    assert.strictEqual(result.isError, true, text(result))
+    assert.strictEqual(asked(), before + 1)
+    assert.strictEqual(text(result), 'denied: the Weaviate user "alice" has no permission to create aliases of "Article"')
+    assert.notInclude(text(result), "Authentication failed")
+  })
+
   it("a new key is a new user: its permissions are read again", async () => {
     const updated = await cli("connections", "update", "alice", "--api-key", keys["bob"]!)
     assert.strictEqual(updated.code, 0, updated.stderr)
