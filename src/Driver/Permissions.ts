@@ -290,6 +290,15 @@ export const contradicts = (access: Access | undefined, error: PermissionDenied)
 
 // ===== What a request needs =====
 
+/** A path segment percent-decoded (as it is, when it is no valid escape: such a path names nothing we check). */
+const decoded = (segment: string) => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
 const collectionOf = (u: unknown) => (typeof u === "string" && u.length > 0 ? u : undefined)
 
 /**
@@ -308,7 +317,7 @@ export const targetsOf = (request: {
 }): ReadonlyArray<Target> => {
   const [pathname, search] = request.path.split("?", 2) as [string, string | undefined]
   const query = { ...Object.fromEntries(new URLSearchParams(search ?? "")), ...request.query }
-  const segments = pathname.split("/").filter((s) => s.length > 0).map((s) => decodeURIComponent(s))
+  const segments = pathname.split("/").filter((s) => s.length > 0).map(decoded)
   const route = (segments[0]?.toLowerCase() === "v1" ? segments.slice(1) : segments)
   const at = (i: number) => route[i]?.toLowerCase()
   const body = record(request.body)

@@ -242,6 +242,10 @@ describe("what a request needs", () => {
     ])
   })
 
+  it("a path that is no valid escape does not throw: its needs are read as far as they can be", () => {
+    expect(Permissions.targetsOf({ method: "DELETE", path: "/v1/objects/Art%ZZicle/abc" })).toEqual([{ action: "delete_data", collection: "Art%ZZicle" }])
+  })
+
   it("a request whose needs cannot be told needs nothing beforehand", () => {
     expect(Permissions.targetsOf({ method: "POST", path: "/v1/backups/filesystem", body: {} })).toEqual([])
     expect(Permissions.targetsOf({ method: "GET", path: "/v1/objects" })).toEqual([])
