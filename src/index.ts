@@ -29,6 +29,7 @@ export * as RestConsole from "./Driver/RestConsole.ts"
 export * as RowEdits from "./Driver/RowEdits.ts"
 export * as RowFormat from "./Driver/RowFormat.ts"
 export * as WeaviateHttp from "./Driver/WeaviateHttp.ts"
+export * as Permissions from "./Driver/Permissions.ts"
 
 // ===== The MCP endpoint =====
 export * as Authenticator from "./Auth/Authenticator.ts"

@@ -113,10 +113,8 @@ export const statusCommand = Command.make("status", { home: CommonOptions.home, 
     const health = yield* Effect.forEach(connections, (connection) =>
       Effect.all([
         driver.health(connection.id),
-        driver.cluster(connection.id).pipe(
-          // A user without `read_nodes` (RBAC): the cluster is not known, the connection still answers.
-          Effect.catchTag("PermissionDenied", (denied) => Effect.succeed<Cluster.Status>({ health: "unavailable", nodes: [], problems: [], error: denied.message }))
-        ),
+        // A user without `read_nodes` (RBAC): the cluster is not known, the connection still answers.
+        Cluster.unknownWhenDenied(driver.cluster(connection.id)),
         Effect.option(driver.permissions(connection.id))
       ], { concurrency: 3 }).pipe(
         Effect.timeout("5 seconds"),

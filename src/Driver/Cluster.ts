@@ -205,6 +205,19 @@ export const status = Effect.fn("Cluster.status")(function*(
   return assess(listed.right, expected) as Status
 })
 
+/**
+ * The status of a cluster whose nodes the connection's user may not read (RBAC `read_nodes`):
+ * `unavailable`, saying why, rather than failing what shows it (a connection's status, its meta).
+ *
+ * @category combinators
+ */
+export const unknownWhenDenied = <E extends { readonly _tag: string }, R>(self: Effect.Effect<Status, E, R>) =>
+  Effect.catchIf(
+    self,
+    (error): error is Extract<E, PermissionDenied> => error._tag === "PermissionDenied",
+    (denied) => Effect.succeed<Status>({ health: "unavailable", nodes: [], problems: [], error: (denied as PermissionDenied).message })
+  )
+
 /** The nodes that are not healthy or missing, by name (`?` for a replica whose node Weaviate no longer lists). @category combinators */
 export const troubled = (s: Pick<Status, "problems">): ReadonlyArray<string> => [...new Set(s.problems.map((p) => p.node).filter((n) => n !== "?"))]
 

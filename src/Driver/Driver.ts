@@ -454,6 +454,61 @@ const watched = (
   return { ...http, request: (request) => told(request, http.request(request)), requestOk: (request) => told(request, http.requestOk(request)) }
 }
 
+/** What the connection's user may do: read on `connect` and from the session's cache, and checked. */
+const permissionOperations = (
+  withSession: WithSession,
+  health: Service["health"]
+): Pick<Service, "connect" | "permissions" | "checkPermission"> => {
+  const permissions = (name: ConnectionRef) => withSession(name, (session) => session.caches.permissions)
+
+  // Outside `withSession`: the check's own refusal is no sign that the permissions changed.
+  const checkPermission = (name: ConnectionRef, targets: Permissions.Target | ReadonlyArray<Permissions.Target>) =>
+    Effect.flatMap(
+      permissions(name).pipe(
+        Effect.map((read): Permissions.Access | undefined => read.value),
+        // Permissions that cannot be read now (a server error) are not guessed: Weaviate decides.
+        Effect.catchTags({ DatabaseRefused: () => Effect.succeed(undefined), UnexpectedResponse: () => Effect.succeed(undefined) })
+      ),
+      (access) =>
+        access === undefined
+          ? Effect.void
+          : Effect.forEach(Array.isArray(targets) ? targets : [targets as Permissions.Target], (target) => Permissions.check(access, target), { discard: true })
+    )
+
+  return {
+    connect: (name) => Effect.zipLeft(health(name), Effect.ignore(permissions(name)), { concurrent: true }),
+    permissions,
+    checkPermission
+  }
+}
+
+/** After Weaviate's 403 for something the permissions allowed: they changed since, read them again. */
+const rereadPermissions = (session: Session) => (error: unknown) =>
+  isPermissionDenied(error) && Permissions.contradicts(session.caches.peekPermissions(), error)
+    ? Effect.sync(session.caches.clearPermissions)
+    : Effect.void
+
+/** Sending planned writes exactly as planned, Weaviate's 403 in the words of `checkPermission`. */
+const sendOperations = (withSession: WithSession): Pick<Service, "sendDestructive" | "sendRowEdit"> => ({
+  sendDestructive: (name, request) =>
+    withSession(name, (session) =>
+      RowEdits.sendDestructive(session.http, request).pipe(Cluster.explain(session.http, { write: true }), explainedIn(session, Permissions.targetsOf(request)))),
+  sendRowEdit: (name, request) =>
+    withSession(name, (session) =>
+      RowEdits.send(session.http, request).pipe(
+        Cluster.explain(session.http, { write: true, level: request.query["consistency_level"] }),
+        explainedIn(session, Permissions.targetsOf(request))
+      ))
+})
+
+/** What a console request needs (`Permissions.targetsOf`); a statement not parsed yet: nothing known. */
+const consoleTargets = (statement: string | RestConsole.ConsoleRequest) =>
+  typeof statement === "string" ? [] : Permissions.targetsOf({ ...statement, body: RestConsole.bodyJson(statement) })
+
+/** Weaviate's 403 of a planned request (its `targets`), in the words of `checkPermission`. */
+const explainedIn = (session: Session, targets: ReadonlyArray<Permissions.Target>) => <A, E, R>(sent: Effect.Effect<A, E, R>) =>
+  Effect.catchAll(sent, (error) => Effect.fail(isPermissionDenied(error) ? Permissions.explain(error, session.caches.peekPermissions(), targets) : error))
+
 const isPermissionDenied = (error: unknown): error is PermissionDenied =>
   typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "PermissionDenied"
 
@@ -607,17 +662,11 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
 
     const http = (ref: ConnectionRef) => Effect.map(Effect.flatMap(resolve(ref), sessionFor), (session) => session.http)
 
-    /**
-     * Runs `f` on the connection's session; an authentication failure drops the session, Weaviate's
-     * 403 has the permissions read again (they changed since they were read).
-     */
+    /** Runs `f` on the connection's session; an authentication failure drops it, a 403 may have its permissions read again. */
     const withSession = <A, E, R>(ref: ConnectionRef, f: (session: Session, connection: Connection) => Effect.Effect<A, E, R>) =>
       Effect.flatMap(resolve(ref), (connection) =>
         sessionFor(connection).pipe(
-          Effect.flatMap((session) =>
-            Effect.tapError(f(session, connection), (error) =>
-              isPermissionDenied(error) ? Effect.sync(session.caches.clearPermissions) : Effect.void)
-          ),
+          Effect.flatMap((session) => Effect.tapError(f(session, connection), rereadPermissions(session))),
           Effect.tapError((error) =>
             typeof error === "object" && error !== null && (error as { _tag?: unknown })._tag === "AuthenticationFailed"
               ? drop(connection.id)
@@ -656,36 +705,11 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
 
     const health = (name: ConnectionRef) => withHttp(name, (h) => checkHealth(h))
 
-    const permissions = (name: ConnectionRef) => withSession(name, (session) => session.caches.permissions)
-
-    // Outside `withSession`: the check's own refusal is no sign that the permissions changed.
-    const checkPermission = (name: ConnectionRef, targets: Permissions.Target | ReadonlyArray<Permissions.Target>) =>
-      Effect.flatMap(
-        permissions(name).pipe(
-          Effect.map((read): Permissions.Access | undefined => read.value),
-          // Permissions that cannot be read now (a server error) are not guessed: Weaviate decides.
-          Effect.catchTags({ DatabaseRefused: () => Effect.succeed(undefined), UnexpectedResponse: () => Effect.succeed(undefined) })
-        ),
-        (access) =>
-          access === undefined
-            ? Effect.void
-            : Effect.forEach(Array.isArray(targets) ? targets : [targets as Permissions.Target], (target) => Permissions.check(access, target), { discard: true })
-      )
-
-    /** Weaviate's 403 of a planned request, in the words of `checkPermission`. */
-    const explained = <A, E, R>(name: ConnectionRef, targets: ReadonlyArray<Permissions.Target>, sent: (session: Session) => Effect.Effect<A, E, R>) =>
-      withSession(name, (session) =>
-        Effect.catchAll(sent(session), (error) =>
-          Effect.fail(isPermissionDenied(error) ? Permissions.explain(error, session.caches.peekPermissions(), targets) : error)))
-
     const test = (connection: Connection) => Effect.scoped(Effect.flatMap(WeaviateHttp.make(connection), checkHealth))
 
     return Driver.of({
-      connect: (name) =>
-        Effect.zipLeft(health(name), Effect.ignore(permissions(name)), { concurrent: true }),
+      ...permissionOperations(withSession, health),
       health,
-      permissions,
-      checkPermission,
       cluster: Effect.fn("Driver.cluster")((name: ConnectionRef, options?: { readonly verbose?: boolean }) =>
         withHttp(name, (h) => Cluster.status(h, options))
       ),
@@ -703,16 +727,10 @@ export class Driver extends Context.Tag("weaviate-mcp/Driver")<Driver, Service>(
         withCollection(name, table, (h, c) => Effect.map(Cluster.shards(h, c.name), (list) => list.filter((s) => s.status !== "READY"))),
       ...objectOperations(withTenant),
       writeAll: (name, table, rows, options) => Stream.unwrap(withTenant(name, table, options?.tenant, "insert", writeAllTo(rows, options))),
-      sendDestructive: (name, request) =>
-        explained(name, Permissions.targetsOf(request), ({ http: h }) => RowEdits.sendDestructive(h, request).pipe(Cluster.explain(h, { write: true }))),
-      sendRowEdit: (name, request) =>
-        explained(name, Permissions.targetsOf(request), ({ http: h }) =>
-          RowEdits.send(h, request).pipe(Cluster.explain(h, { write: true, level: request.query["consistency_level"] }))),
+      ...sendOperations(withSession),
       graphql: (name, query, options) => withSession(name, (session, connection) => graphqlOn(session.http, connection, query, options)),
       rest: (name, statement) =>
-        typeof statement === "string"
-          ? withHttp(name, (h) => RestConsole.run(h, statement))
-          : explained(name, Permissions.targetsOf({ ...statement, body: RestConsole.bodyJson(statement) }), ({ http: h }) => RestConsole.run(h, statement))
+        withSession(name, (session) => RestConsole.run(session.http, statement).pipe(explainedIn(session, consoleTargets(statement))))
     })
   })
 

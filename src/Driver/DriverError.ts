@@ -50,19 +50,19 @@ export class PermissionDenied extends Schema.TaggedError<PermissionDenied>()("Pe
     const forbidden = /insufficient permissions to ([a-z]+_[a-z_]+) \[(.*)\]/.exec(detail)
     const collection = forbidden === null ? undefined : /Collection: ([^,\]]+)/.exec(forbidden[2]!)?.[1]?.trim()
     const tenant = forbidden === null ? undefined : /Tenant: ([^,\]]+)/.exec(forbidden[2]!)?.[1]?.trim()
+    const named = collection !== undefined && collection !== "*"
     return new PermissionDenied({
       ...(user !== undefined ? { user } : {}),
-      ...(forbidden !== null && collection !== undefined && collection !== "*"
-        ? { action: forbidden[1]!, collection, ...(tenant !== undefined ? { tenant } : {}) }
-        : { detail })
+      ...(forbidden !== null ? { action: forbidden[1]! } : {}),
+      ...(named ? { collection, ...(tenant !== undefined ? { tenant } : {}) } : { detail })
     })
   }
 
   override get message() {
     const who = this.user === undefined ? "the Weaviate user of this connection" : `the Weaviate user ${JSON.stringify(this.user)}`
-    if (this.action === undefined || this.collection === undefined) {
-      return `${who} is not allowed to do this${this.detail === undefined ? "" : ` (HTTP 403: ${this.detail})`}`
-    }
+    if (this.action === undefined) return `${who} is not allowed to do this${this.detail === undefined ? "" : ` (HTTP 403: ${this.detail})`}`
+    // An action on no collection (read_nodes, read_cluster, read_roles): Weaviate's own name for it.
+    if (this.collection === undefined) return `${who} has no permission to ${this.action.replace(/_/g, " ")} (${this.action})`
     const tenant = this.tenant === undefined || this.tenant === "*" ? "" : ` (tenant ${JSON.stringify(this.tenant)})`
     return `${who} has no permission to ${actionPhrase(this.action, this.collection)}${tenant}`
   }
@@ -82,7 +82,7 @@ const actionPhrase = (action: string, collection: string): string => {
     case "tenants":
       return `${verb} tenants in ${name}`
     default:
-      return `${action.replace(/_/g, " ")} (${name})`
+      return domain === "" ? `${verb} (${name})` : `${verb} ${domain.replace(/_/g, " ")} of ${name}`
   }
 }
 

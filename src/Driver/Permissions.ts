@@ -163,45 +163,81 @@ const readWithin = (http: WeaviateHttp.WeaviateHttp, timeoutMs: number): Effect.
 
 const upperFirst = (name: string) => (name.length === 0 ? name : name[0]!.toUpperCase() + name.slice(1))
 
-const patterns = new Map<string, RegExp | undefined>()
-/** Weaviate keeps a few dozen patterns per role; this bounds the compiled ones all the same. */
-const MAX_PATTERNS = 512
+type Matcher = (name: string) => boolean
+
+const always: Matcher = () => true
 
 /**
- * Whether a permission's pattern matches a name as Weaviate matches it: `*` is any run of
- * characters, the rest is a regular expression that must match the whole name; a pattern that is no
- * valid expression matches only itself.
+ * The matcher of a pattern as Weaviate matches it: `*` is any run of characters, the rest a regular
+ * expression that must match the whole name; a pattern without either is compared as it is, and one
+ * that is no valid expression matches only itself.
+ */
+const matcherOf = (pattern: string | undefined): Matcher => {
+  if (pattern === undefined || pattern === "*") return always
+  if (!/[.*+?^${}()|[\]\\]/.test(pattern)) return (name) => name === pattern
+  try {
+    const compiled = new RegExp(`^(?:${pattern.replace(/\*/g, ".*")})$`)
+    return (name) => compiled.test(name)
+  } catch {
+    return (name) => name === pattern
+  }
+}
+
+/**
+ * Whether a permission's pattern matches a name as Weaviate matches it.
  *
  * @category matching
  */
-export const matches = (pattern: string | undefined, name: string): boolean => {
-  if (pattern === undefined || pattern === "*" || pattern === name) return true
-  let compiled = patterns.get(pattern)
-  if (compiled === undefined && !patterns.has(pattern)) {
-    try {
-      compiled = new RegExp(`^(?:${pattern.replace(/\*/g, ".*")})$`)
-    } catch {
-      compiled = undefined
-    }
-    if (patterns.size >= MAX_PATTERNS) patterns.clear()
-    patterns.set(pattern, compiled)
-  }
-  return compiled !== undefined && compiled.test(name)
+export const matches = (pattern: string | undefined, name: string): boolean => matcherOf(pattern)(name)
+
+/** One permission, compiled: its collection (first letter upper case, as Weaviate stores it) and tenant matchers. */
+interface Grant {
+  readonly collection: Matcher
+  /** Absent for domains without tenants. */
+  readonly tenant: Matcher | undefined
 }
 
-/** Whether one permission grants a target (a request without a tenant is checked as Weaviate does, against `*`). */
-const grants = (permission: Permission, target: Target): boolean =>
-  permission.action === target.action &&
-  matches(permission.collection === undefined ? undefined : upperFirst(permission.collection), upperFirst(target.collection)) &&
-  (permission.tenant === undefined || target.action.endsWith("_collections") || matches(permission.tenant, target.tenant ?? "*"))
+/** The permissions of a user by action, compiled once per read (a listing checks every collection of a page). */
+const indexes = new WeakMap<Access, ReadonlyMap<string, ReadonlyArray<Grant>>>()
+
+const indexOf = (access: Extract<Access, { _tag: "Rbac" }>): ReadonlyMap<string, ReadonlyArray<Grant>> => {
+  let index = indexes.get(access)
+  if (index === undefined) {
+    const built = new Map<string, Array<Grant>>()
+    for (const role of access.roles) {
+      for (const p of role.permissions) {
+        const grants = built.get(p.action) ?? []
+        grants.push({
+          collection: matcherOf(p.collection === undefined ? undefined : upperFirst(p.collection)),
+          tenant: p.tenant === undefined ? undefined : matcherOf(p.tenant)
+        })
+        built.set(p.action, grants)
+      }
+    }
+    indexes.set(access, index = built)
+  }
+  return index
+}
+
+/**
+ * Whether some permission grants a target (a request without a tenant is checked as Weaviate does,
+ * against `*`); `anyTenant` asks whether it is granted for some tenant at least.
+ */
+const granted = (access: Extract<Access, { _tag: "Rbac" }>, target: Target, anyTenant = false): boolean => {
+  const grants = indexOf(access).get(target.action)
+  if (grants === undefined) return false
+  const collection = upperFirst(target.collection)
+  const tenant = target.tenant ?? "*"
+  const collectionOnly = anyTenant || target.action.endsWith("_collections")
+  return grants.some((g) => g.collection(collection) && (collectionOnly || g.tenant === undefined || g.tenant(tenant)))
+}
 
 /**
  * Whether the user may do `target` (always, without RBAC: Weaviate has the last word anyway).
  *
  * @category matching
  */
-export const allows = (access: Access, target: Target): boolean =>
-  access._tag === "NoRbac" || access.roles.some((role) => role.permissions.some((p) => grants(p, target)))
+export const allows = (access: Access, target: Target): boolean => access._tag === "NoRbac" || granted(access, target)
 
 /**
  * Fails with `PermissionDenied` when the user may not do `target`: the one check every write calls
@@ -228,14 +264,40 @@ export const denied = (access: Access | undefined, target: Target): PermissionDe
  * @category matching
  */
 export const explain = (error: PermissionDenied, access: Access | undefined, targets: ReadonlyArray<Target>): PermissionDenied => {
-  if (error.action !== undefined) return error
+  if (error.action !== undefined && error.collection !== undefined) return error
   const target = targets.find((t) => access === undefined || !allows(access, t)) ?? targets[0]
   if (target === undefined) return error
   const refusal = denied(access, target)
   return error.user !== undefined ? new PermissionDenied({ ...refusal, user: error.user }) : refusal
 }
 
+/**
+ * Whether Weaviate's 403 says something the permissions read before did not: they allowed the
+ * refused action (or the refusal names none). Then they changed since, and are read again; a 403 for
+ * an action no role had (a read of the nodes without `read_nodes`) tells nothing new.
+ *
+ * @category matching
+ */
+export const contradicts = (access: Access | undefined, error: PermissionDenied): boolean => {
+  if (access === undefined) return false
+  // Without RBAC a 403 (adminlist) is expected; one in RBAC's words means RBAC was turned on since.
+  if (access._tag === "NoRbac") return error.action !== undefined || /\brbac: authorization\b/i.test(error.detail ?? "")
+  if (error.action === undefined) return true
+  const action = error.action
+  if (error.collection === undefined) return access.roles.some((role) => role.permissions.some((p) => p.action === action))
+  return allows(access, { action: action as Action, collection: error.collection, tenant: error.tenant })
+}
+
 // ===== What a request needs =====
+
+/** A path segment percent-decoded (as it is, when it is no valid escape: such a path names nothing we check). */
+const decoded = (segment: string) => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
 
 const collectionOf = (u: unknown) => (typeof u === "string" && u.length > 0 ? u : undefined)
 
@@ -255,7 +317,7 @@ export const targetsOf = (request: {
 }): ReadonlyArray<Target> => {
   const [pathname, search] = request.path.split("?", 2) as [string, string | undefined]
   const query = { ...Object.fromEntries(new URLSearchParams(search ?? "")), ...request.query }
-  const segments = pathname.split("/").filter((s) => s.length > 0).map((s) => decodeURIComponent(s))
+  const segments = pathname.split("/").filter((s) => s.length > 0).map(decoded)
   const route = (segments[0]?.toLowerCase() === "v1" ? segments.slice(1) : segments)
   const at = (i: number) => route[i]?.toLowerCase()
   const body = record(request.body)
@@ -370,7 +432,7 @@ export const dataVerbs = (access: Access, collection: string): ReadonlyArray<str
   DATA_VERBS.flatMap((verb) => {
     const action = `${verb}_data` as Action
     if (allows(access, { action, collection })) return [verb]
-    if (access._tag === "Rbac" && access.roles.some((r) => r.permissions.some((p) => p.action === action && grants({ ...p, tenant: "*" }, { action, collection })))) {
+    if (access._tag === "Rbac" && granted(access, { action, collection }, true)) {
       return [`${verb} (some tenants)`]
     }
     return []
@@ -390,7 +452,7 @@ export const actionsOn = (access: Access, collection: string): ReadonlyArray<Act
   ]
   if (access._tag === "NoRbac") return all
   return all.filter((action) =>
-    access.roles.some((r) => r.permissions.some((p) => grants({ ...p, ...(p.tenant !== undefined ? { tenant: "*" } : {}) }, { action, collection })))
+    granted(access, { action, collection }, true)
   )
 }
 

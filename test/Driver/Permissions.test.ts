@@ -164,18 +164,44 @@ describe("the refusal", () => {
     expect(schema.message).toBe('the Weaviate user "alice" has no permission to create the collection "Other"')
   })
 
-  it("a 403 that names no collection keeps Weaviate's words, never 'Authentication failed'", () => {
+  it("a 403 for an action on no collection names the action, never 'Authentication failed'", () => {
     const denied = PermissionDenied.fromWeaviate(
       "rbac: authorization, forbidden action: user 'alice' has insufficient permissions to read_nodes [[Domain: nodes, Verbosity: minimal]]"
     )
-    expect(denied.message).toMatch(/^the Weaviate user "alice" is not allowed to do this \(HTTP 403: rbac: /)
-    expect(denied.message).not.toMatch(/Authentication failed/)
+    expect(denied.message).toBe('the Weaviate user "alice" has no permission to read nodes (read_nodes)')
+  })
+
+  it("a 403 whose action cannot be read keeps Weaviate's words", () => {
+    const denied = PermissionDenied.fromWeaviate("adminlist: authorization, forbidden action: user 'user1' has insufficient permissions to C [schema/collections/Zed/shards/#]")
+    expect(denied.message).toBe(
+      'the Weaviate user "user1" is not allowed to do this (HTTP 403: adminlist: authorization, forbidden action: user \'user1\' has insufficient permissions to C [schema/collections/Zed/shards/#])'
+    )
   })
 
   it("a 403 of a planned request is explained by the request's own target", () => {
     const bare = PermissionDenied.fromWeaviate("forbidden")
     const explained = Permissions.explain(bare, alice(), Permissions.targetsOf({ method: "POST", path: "/v1/objects", body: { class: "Memo", properties: {} } }))
     expect(explained.message).toBe('the Weaviate user "alice" has no permission to create data in "Memo"')
+  })
+})
+
+describe("reading the permissions again after Weaviate's 403", () => {
+  const weaviate403 = (action: string, resource: string) =>
+    PermissionDenied.fromWeaviate(`rbac: authorization, forbidden action: user 'alice' has insufficient permissions to ${action} [[${resource}]]`)
+
+  it("a 403 for what the permissions allowed means they changed: read them again", () => {
+    expect(Permissions.contradicts(alice(), weaviate403("create_data", "Domain: data, Collection: Ticket, Tenant: *, Object: *"))).toBe(true)
+  })
+
+  it("a 403 for what no role allowed tells nothing new (a read of the nodes without read_nodes)", () => {
+    expect(Permissions.contradicts(alice(), weaviate403("create_data", "Domain: data, Collection: Article, Tenant: *, Object: *"))).toBe(false)
+    expect(Permissions.contradicts(alice(), weaviate403("read_nodes", "Domain: nodes, Verbosity: minimal"))).toBe(false)
+  })
+
+  it("without RBAC only a 403 in RBAC's words (RBAC turned on since) has them read again", () => {
+    const none: Permissions.Access = { _tag: "NoRbac", user: "user1", reason: "RBAC is not enabled" }
+    expect(Permissions.contradicts(none, PermissionDenied.fromWeaviate("adminlist: authorization, forbidden action: user 'user1' has insufficient permissions to C [schema/collections/Zed/shards/#]"))).toBe(false)
+    expect(Permissions.contradicts(none, weaviate403("create_data", "Domain: data, Collection: Article, Tenant: *, Object: *"))).toBe(true)
   })
 })
 
@@ -214,6 +240,10 @@ describe("what a request needs", () => {
       { action: "create_tenants", collection: "Ticket", tenant: "a" },
       { action: "create_tenants", collection: "Ticket", tenant: "b" }
     ])
+  })
+
+  it("a path that is no valid escape does not throw: its needs are read as far as they can be", () => {
+    expect(Permissions.targetsOf({ method: "DELETE", path: "/v1/objects/Art%ZZicle/abc" })).toEqual([{ action: "delete_data", collection: "Art%ZZicle" }])
   })
 
   it("a request whose needs cannot be told needs nothing beforehand", () => {

@@ -23,6 +23,7 @@ import * as Schedule from "effect/Schedule"
 import * as Sink from "effect/Sink"
 import * as Stream from "effect/Stream"
 import type { FirstAccess } from "../../Approval/FirstAccess.ts"
+import * as Cluster from "../../Driver/Cluster.ts"
 import type * as CollectionSchema from "../../Driver/CollectionSchema.ts"
 import { ConnectionStore } from "../../Driver/ConnectionStore.ts"
 import { Driver, type TableDescription } from "../../Driver/Driver.ts"
@@ -218,7 +219,8 @@ const makeRead = ({ access, driver, history, sampleSize, store }: Deps) => {
   })
 
   const metaBody = (connection: Connection) =>
-    Effect.zip(driver.health(connection), driver.cluster(connection)).pipe(
+    // A user without `read_nodes` (RBAC) reaches the server all the same.
+    Effect.zip(driver.health(connection), Cluster.unknownWhenDenied(driver.cluster(connection))).pipe(
       Effect.map(([health, cluster]) => ({ connection: toPublic(connection), reachable: true, health, cluster })),
       // Metadata describes the connection even when its server is down: say so rather than fail.
       Effect.catchAll((error) =>

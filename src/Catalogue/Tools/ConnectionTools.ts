@@ -127,10 +127,8 @@ export const getConnectionStatus = (env: ToolEnv) =>
       // The health check first: its own time-out answers for a database that does not answer at all.
       const health = yield* env.driver.health(connection)
       const [cluster, access] = yield* Effect.all([
-        env.driver.cluster(connection, { verbose: input.include_shards === true }).pipe(
-          // A user without `read_nodes` (RBAC) still gets the rest of the status.
-          Effect.catchTag("PermissionDenied", (denied) => Effect.succeed<Cluster.Status>({ health: "unavailable", nodes: [], problems: [], error: denied.message }))
-        ),
+        // A user without `read_nodes` (RBAC) still gets the rest of the status.
+        Cluster.unknownWhenDenied(env.driver.cluster(connection, { verbose: input.include_shards === true })),
         // Permissions that cannot be read now are left out, not guessed.
         Effect.option(Effect.map(permissionsOf(env, connection), (read) => read.value))
       ], { concurrency: 2 })

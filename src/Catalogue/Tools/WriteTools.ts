@@ -142,9 +142,13 @@ const deniedMidway = (denied: PermissionDenied, table: string, verb: string, res
     applied.length === 0
       ? `${denied.message} (Weaviate refused it: nothing was written)`
       : `${denied.message} (Weaviate refused it after ${TextTable.count(applied.length, "row")} of ${table} ${applied.length === 1 ? "was" : "were"} ${verb}: ` +
-        `${applied.map((r) => `row ${r.row}${r.uuid !== undefined ? ` (${r.uuid})` : ""}`).join(", ")}; the rest was not attempted)`
+        `${applied.slice(0, ROWS_NAMED).map((r) => `row ${r.row}${r.uuid !== undefined ? ` (${r.uuid})` : ""}`).join(", ")}` +
+        `${applied.length > ROWS_NAMED ? ` and ${applied.length - ROWS_NAMED} more` : ""}; the rest was not attempted)`
   )
 }
+
+/** The written rows a refusal midway names (1,000 rows with their uuids would not fit an error's text). */
+const ROWS_NAMED = 20
 
 // ===== insert_rows =====
 

@@ -14,6 +14,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from "@modelcontextprotocol/client"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
@@ -32,6 +33,7 @@ let w: RealWeaviate | undefined
 let plain: RealWeaviate | undefined
 let running: Cli.Running | undefined
 let client: Client
+let token: string
 let home: string
 let approvals: string
 const ids: Record<string, string> = {}
@@ -109,7 +111,7 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     // Naming the connections grants first access up front: every question the command sees is a write's.
     const created = await cli("tokens", "create", "--name", "rbac", "--access", "fullAccess", "--connections", Object.values(ids).join(","), "--json")
     assert.strictEqual(created.code, 0, created.stderr)
-    const token = JSON.parse(created.stdout).token as string
+    token = JSON.parse(created.stdout).token as string
     running = await Cli.serve(
       ["--port", "0", "--home", home, "--approvals", "exec", "--approval-command", `(cat; echo) >> '${approvals}'`, "--rate-limit", "0"],
       { timeoutMs: 30_000 }
@@ -140,6 +142,17 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     const bob = await call("get_connection_status", { connection_id: ids["bob"] })
     assert.strictEqual(bob.structuredContent.permissions.summary, "read: all collections; write: Ticket; no schema changes")
     assert.deepStrictEqual(bob.structuredContent.permissions.roles, ["reader", "ticket-writer"])
+  })
+
+  it("a user that may not read the nodes still reaches its server: the cluster is unknown, saying why, in the status and the meta resource", async () => {
+    const status = await call("get_connection_status", { connection_id: ids["alice"] })
+    assert.strictEqual(status.structuredContent.cluster.health, "unavailable")
+    assert.include(text(status), 'cluster unavailable: the Weaviate user "alice" has no permission to read nodes (read_nodes)')
+    const meta = await client.readResource({ uri: `weaviate://connections/${ids["alice"]}/meta` })
+    const body = JSON.parse((meta.contents[0] as { text: string }).text)
+    assert.strictEqual(body.reachable, true, JSON.stringify(body))
+    assert.strictEqual(body.cluster.health, "unavailable")
+    assert.include(body.cluster.error, 'the Weaviate user "alice"')
   })
 
   it("list_tables and describe_table say per collection what the connection may do", async () => {
@@ -197,6 +210,23 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     assert.isUndefined(schema.classes.find((c) => c.class === "Article")!.properties.find((p) => p.name === "mood"))
   })
 
+  it("the SDK v2 client (modern era) gets the same refusal before approval, and the same permissions", async () => {
+    const v2 = new ClientV2({ name: "rbac-test-v2", version: "1.0.0" }, { versionNegotiation: { mode: "auto" } })
+    await v2.connect(new TransportV2(new URL(running!.endpoint), { requestInit: { headers: { authorization: `Bearer ${token}` } } }))
+    try {
+      await v2.listTools()
+      const before = asked()
+      const refused = (await v2.callTool({ name: "insert_rows", arguments: { connection_id: ids["alice"], table: "Article", rows: [{ properties: { title: "v2" } }] } })) as ToolResult
+      assert.strictEqual(refused.isError, true)
+      assert.strictEqual(text(refused), 'denied: the Weaviate user "alice" has no permission to create data in "Article"')
+      assert.strictEqual(asked(), before)
+      const status = (await v2.callTool({ name: "get_connection_status", arguments: { connection_id: ids["bob"] } })) as ToolResult
+      assert.strictEqual(status.structuredContent.permissions.summary, "read: all collections; write: Ticket; no schema changes")
+    } finally {
+      await v2.close().catch(() => undefined)
+    }
+  })
+
   it("a user with write permission on one collection writes there and nowhere else", async () => {
     const before = { asked: asked(), tickets: await rows("Ticket"), articles: await rows("Article") }
     const written = await insert("bob", "Ticket", "from bob")
@@ -249,6 +279,15 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     assert.strictEqual(asked(), before + 1)
     const titles = await Promise.all([TICKET_1, TICKET_2].map(async (id) => (await root("GET", `/v1/objects/Ticket/${id}`)).properties.title))
     assert.deepStrictEqual(titles, ["closed", "open"])
+  })
+
+  it("a REST write whose needs cannot be told beforehand is asked, and Weaviate's 403 is an isError denied naming the user", async () => {
+    const before = asked()
+    const result = await call("execute_query", { connection_id: ids["alice"], query: 'POST /v1/aliases {"class":"Article","alias":"Story"}' })
+    assert.strictEqual(result.isError, true, text(result))
+    assert.strictEqual(asked(), before + 1)
+    assert.strictEqual(text(result), 'denied: the Weaviate user "alice" has no permission to create aliases of "Article"')
+    assert.notInclude(text(result), "Authentication failed")
   })
 
   it("a new key is a new user: its permissions are read again", async () => {
