@@ -76,6 +76,85 @@ export const RENEW_MARGIN_MS = 30_000
 
 const WELL_KNOWN = "/.well-known/openid-configuration"
 
+/** The identity provider of a connection: the issuer and client id (from Weaviate unless both are set), and its metadata. */
+const discoverProvider = (
+  Oidc: typeof OidcClient,
+  connection: Connection,
+  weaviateOidc: Effect.Effect<WeaviateOidc, AuthenticationFailed | ConnectionFailed>,
+  fetch: Fetch,
+  clientSecret: string | undefined
+) =>
+  Effect.gen(function*() {
+    const fromWeaviate = connection.oidcIssuer !== undefined && connection.oidcClientId !== undefined ? undefined : yield* weaviateOidc
+    const issuer = connection.oidcIssuer ?? stripWellKnown(fromWeaviate!.href)
+    const clientId = connection.oidcClientId ?? fromWeaviate!.clientId
+    if (clientId === "") {
+      return yield* new AuthenticationFailed({ reason: `Weaviate names no OIDC client id; give one with --oidc-client-id` })
+    }
+    const scopes = [...(fromWeaviate?.scopes ?? []), ...(connection.oidcScopes ?? [])]
+    let url: URL
+    try {
+      url = new URL(issuer)
+    } catch {
+      return yield* new AuthenticationFailed({ reason: `the OIDC issuer ${JSON.stringify(issuer)} is not a URL` })
+    }
+    const auth = clientSecret !== undefined ? Oidc.ClientSecretPost(clientSecret) : Oidc.None()
+    const config = yield* Effect.tryPromise({
+      try: (signal) =>
+        Oidc.discovery(url, clientId, undefined, auth, {
+          [Oidc.customFetch]: (input: string, init: Parameters<Fetch>[1]) => fetch(input, { ...init, signal: init.signal ?? signal }),
+          // An issuer on http is the company's choice (Weaviate accepts it); without this openid-client refuses it.
+          ...(url.protocol === "http:" ? { execute: [Oidc.allowInsecureRequests] } : {}),
+          timeout: 10
+        }),
+      catch: (cause) => providerFailure(Oidc, issuer, "did not give its discovery document", cause)
+    })
+    config[Oidc.customFetch] = fetch
+    // A provider that does not answer fails a sign-in in 10 s (openid-client waits 30 s by default).
+    config.timeout = 10
+    return { config, issuer, clientId, scopes } as const
+  })
+
+/** Whether a token is within its renewal margin of expiring. */
+const dueForRenewal = (token: { readonly expiresAt: number | undefined; readonly renewMs: number }, now: number) =>
+  token.expiresAt !== undefined && now >= token.expiresAt - token.renewMs
+
+/** The connection's secrets, revealed for the provider, and registered with the log redaction. */
+const givenSecrets = (connection: Connection) => {
+  const given = {
+    clientSecret: reveal(connection.oidcClientSecret),
+    password: reveal(connection.oidcPassword),
+    accessToken: reveal(connection.oidcAccessToken),
+    refreshToken: reveal(connection.oidcRefreshToken)
+  }
+  for (const secret of Object.values(given)) if (secret !== undefined) Redaction.global.register(secret)
+  return given
+}
+
+const scopeOf = (scopes: ReadonlyArray<string>, extra: ReadonlyArray<string> = []) => {
+  const all = [...new Set([...scopes, ...extra])]
+  return all.length === 0 ? {} : { scope: all.join(" ") }
+}
+
+/** Who the connection signs in as, once it has signed in: never the token. */
+const identityOf = (
+  method: OidcMethod,
+  connection: Connection,
+  configuration: { readonly issuer: string; readonly clientId: string } | undefined,
+  current: { readonly token: string; readonly expiresAt: number | undefined; readonly refreshToken: string | undefined; readonly subject: string } | undefined
+): Identity | undefined =>
+  current === undefined || configuration === undefined && method !== "oidcToken"
+    ? undefined
+    : {
+      method,
+      // A token given by hand is used without asking the provider: its own claims name them.
+      issuer: configuration?.issuer ?? connection.oidcIssuer ?? claimOf(current.token, "iss") ?? "Weaviate's issuer",
+      clientId: configuration?.clientId ?? connection.oidcClientId ?? claimOf(current.token, "client_id") ?? claimOf(current.token, "azp") ?? "Weaviate's client id",
+      subject: current.subject,
+      expiresAt: current.expiresAt,
+      renewable: current.refreshToken !== undefined || method !== "oidcToken"
+    }
+
 /**
  * The sign-in of one connection. `weaviateOidc` asks Weaviate for its issuer (only when the settings
  * do not give both issuer and client id).
@@ -98,52 +177,13 @@ export const make = (
     const lock = yield* Effect.makeSemaphore(1)
     let configuration: { readonly config: OidcClient.Configuration; readonly issuer: string; readonly clientId: string; readonly scopes: ReadonlyArray<string> } | undefined
     let current: { readonly token: string; readonly expiresAt: number | undefined; readonly refreshToken: string | undefined; readonly subject: string; readonly renewMs: number } | undefined
-    const given = {
-      clientSecret: reveal(connection.oidcClientSecret),
-      password: reveal(connection.oidcPassword),
-      accessToken: reveal(connection.oidcAccessToken),
-      refreshToken: reveal(connection.oidcRefreshToken)
-    }
-    for (const secret of Object.values(given)) if (secret !== undefined) Redaction.global.register(secret)
+    const given = givenSecrets(connection)
 
     /** The provider's metadata, read once per session. */
-    const configure = Effect.gen(function*() {
-      if (configuration !== undefined) return configuration
-      const fromWeaviate = connection.oidcIssuer !== undefined && connection.oidcClientId !== undefined ? undefined : yield* weaviateOidc
-      const issuer = connection.oidcIssuer ?? stripWellKnown(fromWeaviate!.href)
-      const clientId = connection.oidcClientId ?? fromWeaviate!.clientId
-      if (clientId === "") {
-        return yield* new AuthenticationFailed({ reason: `Weaviate names no OIDC client id; give one with --oidc-client-id` })
-      }
-      const scopes = [...(fromWeaviate?.scopes ?? []), ...(connection.oidcScopes ?? [])]
-      let url: URL
-      try {
-        url = new URL(issuer)
-      } catch {
-        return yield* new AuthenticationFailed({ reason: `the OIDC issuer ${JSON.stringify(issuer)} is not a URL` })
-      }
-      const auth = given.clientSecret !== undefined ? Oidc.ClientSecretPost(given.clientSecret) : Oidc.None()
-      const config = yield* Effect.tryPromise({
-        try: (signal) =>
-          Oidc.discovery(url, clientId, undefined, auth, {
-            [Oidc.customFetch]: (input: string, init: Parameters<Fetch>[1]) => fetch(input, { ...init, signal: init.signal ?? signal }),
-            // An issuer on http is the company's choice (Weaviate accepts it); without this openid-client refuses it.
-            ...(url.protocol === "http:" ? { execute: [Oidc.allowInsecureRequests] } : {}),
-            timeout: 10
-          }),
-        catch: (cause) => providerFailure(Oidc, issuer, "did not give its discovery document", cause)
-      })
-      config[Oidc.customFetch] = fetch
-      // A provider that does not answer fails a sign-in in 10 s (openid-client waits 30 s by default).
-      config.timeout = 10
-      configuration = { config, issuer, clientId, scopes }
-      return configuration
-    })
-
-    const scopeOf = (scopes: ReadonlyArray<string>, extra: ReadonlyArray<string> = []) => {
-      const all = [...new Set([...scopes, ...extra])]
-      return all.length === 0 ? {} : { scope: all.join(" ") }
-    }
+    const configure = Effect.suspend(() =>
+      configuration !== undefined
+        ? Effect.succeed(configuration)
+        : Effect.tap(discoverProvider(Oidc, connection, weaviateOidc, fetch, given.clientSecret), (found) => (configuration = found)))
 
     /** One grant at the token endpoint, its answer turned into the current token. */
     const grant = (what: string, request: (c: NonNullable<typeof configuration>) => Promise<OidcClient.TokenEndpointResponse>, refreshToken?: string) =>
@@ -217,8 +257,6 @@ export const make = (
       return signIn()
     })
 
-    const dueForRenewal = (token: NonNullable<typeof current>, now: number) => token.expiresAt !== undefined && now >= token.expiresAt - token.renewMs
-
     const bearer: Tokens["bearer"] = Effect.flatMap(Clock.currentTimeMillis, (now) => {
       const token = current
       // The common case: a token that is not due, read without the lock.
@@ -238,18 +276,7 @@ export const make = (
         current !== undefined && current.token !== rejected ? Effect.succeed(current.token) : Effect.map(renewNow, (t) => t.token)
       ))
 
-    const identity = (): Identity | undefined =>
-      current === undefined || configuration === undefined && method !== "oidcToken"
-        ? undefined
-        : {
-          method,
-          // A token given by hand is used without asking the provider: its own claims name them.
-          issuer: configuration?.issuer ?? connection.oidcIssuer ?? claimOf(current.token, "iss") ?? "Weaviate's issuer",
-          clientId: configuration?.clientId ?? connection.oidcClientId ?? claimOf(current.token, "client_id") ?? claimOf(current.token, "azp") ?? "Weaviate's client id",
-          subject: current.subject,
-          expiresAt: current.expiresAt,
-          renewable: current.refreshToken !== undefined || method !== "oidcToken"
-        }
+    const identity = () => identityOf(method, connection, configuration, current)
 
     return { bearer, renew, identity }
   })
