@@ -61,7 +61,7 @@ const privateDirectory = (directory) => {
 /** The CLI's commands (test/Package/CompileCache.test.ts holds this list to `weaviate-mcp --help`). */
 const COMMANDS = new Set([
   "serve", "tokens", "connections", "browse", "tenants", "graphql", "rest", "activity", "clients", "status", "pause", "resume",
-  "bridge", "setup", "doctor", "export", "import", "history", "collections"
+  "bridge", "setup", "doctor", "export", "import", "history", "collections", "aggregate", "console"
 ])
 
 /**

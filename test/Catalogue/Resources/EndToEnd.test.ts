@@ -172,8 +172,8 @@ describe("catalogue end to end", () => {
           const h = yield* E2E
           const call = yield* callerFor(era)
           const prompts = yield* call("prompts/list", {}, "ListPromptsResult")
-          // The six of the contract, the two collection prompts and summarize_query_history (the daemon has a history).
-          assert.strictEqual(prompts.result.prompts.length, 9)
+          // The six of the contract, aggregate_table, the two collection prompts and summarize_query_history (the daemon has a history).
+          assert.strictEqual(prompts.result.prompts.length, 10)
           const got = yield* call("prompts/get", { name: "explain_table", arguments: { connection_id: h.local, table: "Bulk007" } }, "GetPromptResult")
           const text = got.result.messages[0].content.text as string
           assert.include(text, "### Bulk007")
@@ -266,7 +266,7 @@ describe("the daemon's own catalogue", () => {
         validateMessage(MODERN, resources.json, "ListResourcesResult")
         assert.deepStrictEqual(resources.json.result.resources.map((r: { uri: string }) => r.uri), ["weaviate://connections"])
         const prompts = yield* postModern("prompts/list", {})
-        assert.strictEqual(prompts.json.result.prompts.length, 9)
+        assert.strictEqual(prompts.json.result.prompts.length, 10)
         const unknown = yield* postModern("prompts/get", { name: "explain_schema", arguments: { connection_id: "nope" } })
         assert.strictEqual(unknown.json.error.code, -32602)
       }))
