@@ -118,11 +118,9 @@ export const statementDigests = (tool: string | null, args: unknown): ReadonlyAr
     case "drop_table":
     case "create_tenants":
     case "set_tenant_status":
-    case "delete_tenants": {
-      // A structure change's statement is the change it asked for: its arguments but the connection.
-      const { connection_id: _, ...change } = args
-      return [digest(JSON.stringify(change))]
-    }
+    case "delete_tenants":
+      // A structure change's statement is the change it asked for (its history statement, digested).
+      return [digest(statementOf(tool, args))]
     default:
       return []
   }
