@@ -241,10 +241,11 @@ const roundRatios = (ours: Interleaved, baseline: Interleaved): string => {
   return `${percentile(ratios, 50).toFixed(2)}× (rounds ${ratios[0]!.toFixed(2)}–${ratios[ratios.length - 1]!.toFixed(2)}×)`
 }
 
-const throughput = async (name: string, call: (i: number) => Promise<void>) => {
+/** `CONCURRENCY` calls in flight for `ms`: the calls done and the time taken. */
+const callWindow = async (call: (i: number) => Promise<void>, ms: number, first: number) => {
   let done = 0
-  let next = 1_000_000
-  const stopAt = performance.now() + DURATION_MS
+  let next = first
+  const stopAt = performance.now() + ms
   const started = performance.now()
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (performance.now() < stopAt) {
@@ -252,9 +253,35 @@ const throughput = async (name: string, call: (i: number) => Promise<void>) => {
       done++
     }
   }))
-  const perSecond = done / ((performance.now() - started) / 1000)
-  console.log(`${name.padEnd(34)} ${perSecond.toFixed(0).padStart(7)} calls/s (${CONCURRENCY} in flight)`)
-  return perSecond
+  return { done, ms: performance.now() - started }
+}
+
+/** How many windows each side of a throughput comparison gets, taken in turns. */
+const THROUGHPUT_TURNS = 4
+
+/**
+ * Calls per second of each of `sides`, with `CONCURRENCY` in flight: `DURATION_MS` each, in
+ * `THROUGHPUT_TURNS` windows taken in turns (the order reversed every other turn), so that a slower
+ * stretch of the machine or of Weaviate falls on every side alike. Measured one after the other, the
+ * hybrid search's ratio moved from 0.75x to 1.00x between two runs of the same build.
+ */
+const throughputInTurns = async (sides: ReadonlyArray<{ readonly name: string; readonly call: (i: number) => Promise<void> }>) => {
+  const totals = sides.map(() => ({ done: 0, ms: 0 }))
+  let first = 1_000_000
+  for (let turn = 0; turn < THROUGHPUT_TURNS; turn++) {
+    const order = turn % 2 === 0 ? sides.map((_, i) => i) : sides.map((_, i) => sides.length - 1 - i)
+    for (const i of order) {
+      const measured = await callWindow(sides[i]!.call, DURATION_MS / THROUGHPUT_TURNS, first)
+      first += measured.done + CONCURRENCY
+      totals[i]!.done += measured.done
+      totals[i]!.ms += measured.ms
+    }
+  }
+  return sides.map((side, i) => {
+    const perSecond = totals[i]!.done / (totals[i]!.ms / 1000)
+    console.log(`${side.name.padEnd(34)} ${perSecond.toFixed(0).padStart(7)} calls/s (${CONCURRENCY} in flight, ${THROUGHPUT_TURNS} windows in turns)`)
+    return perSecond
+  })
 }
 
 const isError = (result: unknown) => (result as { isError?: boolean }).isError === true
@@ -447,9 +474,11 @@ const main = async () => {
       { name: "ours vector_search hybrid (fetch)", call: hybridOursRaw, server: oursMeasured },
       { name: "lean-node vector_search hybrid (fetch)", call: hybridLean, server: { pid: leanStarted.child.pid!, probeFile: leanProbe.file } }
     ], { warmup: WARMUP_OTHERS, calls: CALLS }) as [Interleaved, Interleaved, Interleaved, Interleaved]
-    const hybridRateOurs = await throughput("ours vector_search hybrid", hybridOurs)
-    const hybridRateTheirs = await throughput("weaviate-query-hybrid (/v1/mcp)", hybridTheirs)
-    const hybridRateLean = await throughput("lean-node vector_search hybrid (fetch)", hybridLean)
+    const [hybridRateOurs, hybridRateTheirs, hybridRateLean] = await throughputInTurns([
+      { name: "ours vector_search hybrid", call: hybridOurs },
+      { name: "weaviate-query-hybrid (/v1/mcp)", call: hybridTheirs },
+      { name: "lean-node vector_search hybrid (fetch)", call: hybridLean }
+    ]) as [number, number, number]
     console.log(
       `vector_search hybrid: p50 ours ${(hybridLatencyOurs.p50 / hybridLatencyTheirs.p50).toFixed(2)}× Weaviate's /v1/mcp; ` +
         `lean-node (the floor) ${(hybridLatencyLean.p50 / hybridLatencyTheirs.p50).toFixed(2)}×, ` +
@@ -468,8 +497,10 @@ const main = async () => {
       { name: "ours insert_rows (elicitation)", call: upsertElicited, server: oursMeasured },
       { name: "weaviate-objects-upsert (/v1/mcp)", call: upsertTheirs }
     ], { warmup: WARMUP_OTHERS, calls: CALLS }) as [Interleaved, Interleaved, Interleaved]
-    const upsertRateOurs = await throughput("ours insert_rows (exec approval)", upsertOurs)
-    const upsertRateTheirs = await throughput("weaviate-objects-upsert (/v1/mcp)", upsertTheirs)
+    const [upsertRateOurs, upsertRateTheirs] = await throughputInTurns([
+      { name: "ours insert_rows (exec approval)", call: upsertOurs },
+      { name: "weaviate-objects-upsert (/v1/mcp)", call: upsertTheirs }
+    ]) as [number, number]
 
     merge([
       ...executeRows,
