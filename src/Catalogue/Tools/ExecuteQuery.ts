@@ -65,8 +65,8 @@ const destructiveRefusal = (kind: "drop_table" | "delete_where", collection: str
   ToolError.fail(
     "unsupported",
     `execute_query does not run ${kind === "drop_table" ? "collection deletion" : "batch deletes by filter"}; use ` +
-      `confirm_destructive_operation with operation ${kind === "drop_table" ? "drop_table" : "delete_where (or delete_all_rows)"}` +
-      `${collection !== undefined ? ` and table ${JSON.stringify(collection)}` : ""}, which asks the user`
+      `${kind === "drop_table" ? "drop_table (or confirm_destructive_operation with operation drop_table)" : "confirm_destructive_operation with operation delete_where (or delete_all_rows)"}` +
+      `${collection !== undefined ? ` with table ${JSON.stringify(collection)}` : ""}, which asks the user`
   )
 
 const restFailure = (status: number, text: string, json: unknown) => {

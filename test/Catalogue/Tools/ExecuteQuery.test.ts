@@ -80,6 +80,7 @@ layer(harnessLayer(), { excludeTestServices: true, timeout: "3 minutes" })('exec
       test(async (h) => {
         const text = toolError(await run(h, "DELETE /v1/schema/Article"), "unsupported")
         expect(text).toContain("confirm_destructive_operation")
+        expect(text).toContain("use drop_table")
         expect(h.dialog.asked).toEqual([])
         expect(writesTo(h.w)).toEqual([])
       }))
