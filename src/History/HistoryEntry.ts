@@ -101,6 +101,8 @@ export const digest = (text: string): string => `sha256:${sha256(text)}`
  */
 export const statementDigests = (tool: string | null, args: unknown): ReadonlyArray<string> => {
   if (tool === null || !isObject(args)) return []
+  // A structure change's statement is the change it asked for (its history statement, digested).
+  if (STRUCTURE_CHANGES.has(tool)) return [digest(statementOf(tool, args))]
   switch (tool) {
     case "execute_query":
     case "vector_search":
@@ -112,15 +114,6 @@ export const statementDigests = (tool: string | null, args: unknown): ReadonlyAr
       return args.uuids === undefined ? [] : [digest(JSON.stringify(args.uuids))]
     case "confirm_destructive_operation":
       return [digest(JSON.stringify({ operation: args.operation, table: args.table, filters: args.filters ?? [] }))]
-    case "create_table":
-    case "add_column":
-    case "update_table":
-    case "drop_table":
-    case "create_tenants":
-    case "set_tenant_status":
-    case "delete_tenants":
-      // A structure change's statement is the change it asked for (its history statement, digested).
-      return [digest(statementOf(tool, args))]
     default:
       return []
   }
@@ -139,6 +132,17 @@ const REST_CLASS = /^\s*[A-Za-z]+\s+\/v1\/[^\s?]*\?(?:[^\s#]*&)?class=([A-Za-z_]
 export const collectionOfStatement = (statement: string): string | null =>
   REST_COLLECTION.exec(statement)?.[1] ?? REST_CLASS.exec(statement)?.[1] ?? GRAPHQL_COLLECTION.exec(statement)?.[1] ?? null
 
+/** The structure and tenant tools: their statement is the change they asked for. */
+const STRUCTURE_CHANGES: ReadonlySet<string> = new Set([
+  "create_table",
+  "add_column",
+  "update_table",
+  "drop_table",
+  "create_tenants",
+  "set_tenant_status",
+  "delete_tenants"
+])
+
 /** The tools whose statements reach Weaviate, and so are recorded. @category constants */
 export const RECORDED_TOOLS: ReadonlySet<string> = new Set([
   "execute_query",
@@ -151,13 +155,7 @@ export const RECORDED_TOOLS: ReadonlySet<string> = new Set([
   "delete_rows",
   "confirm_destructive_operation",
   "aggregate",
-  "create_table",
-  "add_column",
-  "update_table",
-  "drop_table",
-  "create_tenants",
-  "set_tenant_status",
-  "delete_tenants"
+  ...STRUCTURE_CHANGES
 ])
 
 const pick = (args: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>) => {
@@ -179,6 +177,11 @@ const idsOf = (result: Readonly<Record<string, unknown>> | undefined, fallback: 
  * @category constructors
  */
 export const statementOf = (tool: string, args: Readonly<Record<string, unknown>>, result?: Readonly<Record<string, unknown>>): string => {
+  if (STRUCTURE_CHANGES.has(tool)) {
+    // The change asked for, which can be passed to the tool again (with a connection).
+    const { connection_id: _, ...change } = args
+    return JSON.stringify(change)
+  }
   switch (tool) {
     case "execute_query":
       return typeof args.query === "string" ? args.query : ""
@@ -204,17 +207,6 @@ export const statementOf = (tool: string, args: Readonly<Record<string, unknown>
       return JSON.stringify(pick(args, ["operation", "table", "filters"]))
     case "aggregate":
       return JSON.stringify(pick(args, ["table", "group_by", "metrics", "filters", "near_text", "hybrid", "alpha", "object_limit", "limit", "tenant"]))
-    case "create_table":
-    case "add_column":
-    case "update_table":
-    case "drop_table":
-    case "create_tenants":
-    case "set_tenant_status":
-    case "delete_tenants": {
-      // The change asked for, which can be passed to the tool again (with a connection).
-      const { connection_id: _, ...change } = args
-      return JSON.stringify(change)
-    }
     default:
       return JSON.stringify(args)
   }
