@@ -47,7 +47,7 @@ const Table = (props: { id: string; children?: unknown }) =>
 
 const OUTCOMES = ["ok", "tool_error", "input_required", "error", "refused", "unauthenticated", "cancelled"]
 
-const Activity = (props: { calls: ReadonlyArray<Api.CallView>; live: boolean; onLive: (live: boolean) => void }) => {
+const Activity = (props: { calls: ReadonlyArray<Api.CallView>; live: boolean; held: number; onLive: (live: boolean) => void }) => {
   const [client, setClient] = useState("")
   const [tool, setTool] = useState("")
   const [outcome, setOutcome] = useState("")
@@ -76,7 +76,7 @@ const Activity = (props: { calls: ReadonlyArray<Api.CallView>; live: boolean; on
         ${props.live ? "Pause the stream" : "Resume the stream"}
       </button>
     </div>
-    <p class="hint">${props.live ? "Calls appear as they happen." : "The stream is paused: new calls are kept and shown when you resume."} Showing ${shown.length} of ${props.calls.length} calls of the last hour.</p>
+    <p class="hint">${props.live ? "Calls appear as they happen." : `The stream is paused: ${props.held === 1 ? "1 new call" : `${props.held} new calls`} kept, shown when you resume.`} Showing ${shown.length} of ${props.calls.length} calls of the last hour.</p>
     <${Table} id="activity-caption">
       <table id="activity-table">
         <caption id="activity-caption">Calls, newest first</caption>
@@ -339,6 +339,7 @@ const App = () => {
   const [calls, setCalls] = useState<ReadonlyArray<Api.CallView>>([])
   const [live, setLive] = useState(true)
   const held = useRef<Array<Api.CallView>>([])
+  const [heldCount, setHeldCount] = useState(0)
   const liveRef = useRef(true)
   const [tokens, setTokens] = useState<ReadonlyArray<Api.TokenView>>([])
   const [connections, setConnections] = useState<ReadonlyArray<Api.ConnectionView>>([])
@@ -376,6 +377,7 @@ const App = () => {
       const batch = JSON.parse((event as MessageEvent<string>).data) as ReadonlyArray<Api.CallView>
       if (!liveRef.current) {
         held.current.push(...batch)
+        setHeldCount(held.current.length)
         return
       }
       setCalls((all) => all.concat(batch).slice(-20_000))
@@ -401,6 +403,7 @@ const App = () => {
     if (next && held.current.length > 0) {
       const batch = held.current
       held.current = []
+      setHeldCount(0)
       setCalls((all) => all.concat(batch).slice(-20_000))
     }
   }
@@ -447,7 +450,7 @@ const App = () => {
       <p class="sr-only" aria-live="polite">${message}</p>
       ${message === "" ? null : html`<p class="message">${message}</p>`}
       <p class="hint">${streamUp ? "Live." : "Connecting to the live stream…"} ${overview === undefined ? "" : `weaviate-mcp ${overview.version}, running since ${fmtDate(overview.startedAt)}.`}</p>
-      <${Activity} calls=${memoCalls} live=${live} onLive=${setLiveStream} />
+      <${Activity} calls=${memoCalls} live=${live} held=${heldCount} onLive=${setLiveStream} />
       <${Charts} calls=${memoCalls} />
       <${Clients} clients=${overview?.clients ?? []} />
       <${Tokens} tokens=${tokens} reload=${loadTokens} say=${setMessage} />

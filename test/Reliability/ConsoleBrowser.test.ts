@@ -212,7 +212,8 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
     const client = await sdk("inspector-e2e", agentToken)
     await client.callTool({ name: "count_rows", arguments: { connection_id: "local", table: "Article" } })
     const answered = Date.now()
-    const row = page.locator("#activity-table tbody tr").filter({ hasText: "inspector-e2e" }).first()
+    // The client's initialize is a row of its own and may arrive first: wait for the call's row.
+    const row = page.locator("#activity-table tbody tr").filter({ hasText: "inspector-e2e" }).filter({ hasText: "count_rows" }).first()
     await row.waitFor({ timeout: 1_000 })
     expect(Date.now() - answered).toBeLessThan(1_000)
     const cells = await row.locator("td").allTextContents()
@@ -231,7 +232,8 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
     await page.getByRole("button", { name: "Pause the stream" }).click()
     await client.callTool({ name: "list_tables", arguments: { connection_id: "local" } })
     const held = page.locator("#activity-table tbody tr").filter({ hasText: "inspector-e2e" }).filter({ hasText: "list_tables" })
-    await page.waitForTimeout(300)
+    // The page has the call (it says it keeps it) and does not show it.
+    await page.getByText("1 new call kept", { exact: false }).waitFor({ timeout: 1_000 })
     expect(await held.count()).toBe(0)
     await page.getByRole("button", { name: "Resume the stream" }).click()
     await held.first().waitFor({ timeout: 1_000 })
