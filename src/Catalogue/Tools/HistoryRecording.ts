@@ -8,6 +8,8 @@
  * deferred build kept each call's whole result (its rows, its text) alive until the batch ran 100 ms
  * later, long enough to be copied out of V8's young generation, and recording cost 1.24× the CPU of
  * an `execute_query` (bench:history); built at once, the result is garbage as soon as it is sent.
+ * The entry is queued itself, not a closure returning it: a closure made inside the call keeps its
+ * scope's context chain, and with it the call's `Exit` and result, alive just the same.
  *
  * @since 0.1.0
  */
@@ -70,8 +72,9 @@ export const recorded = (
             const client = Option.getOrNull(context.clientInfo)?.name ?? null
             return Effect.as(
               Effect.map(named === null ? Effect.succeed(null) : connectionId(named), (connection) => {
-                const entry = entryOf(name, args, exit, { time, durationMs, client, principal, connection })
-                history.record(() => entry)
+                // The entry itself, not a closure over it: a closure made here keeps this scope's
+                // context chain alive, with the call's whole result, until the batch runs.
+                history.record(entryOf(name, args, exit, { time, durationMs, client, principal, connection }))
               }),
               exit
             ).pipe(Effect.flatten)
