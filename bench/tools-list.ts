@@ -56,6 +56,8 @@ const SERVERS = new Set((process.env.SERVERS ?? "node:http,lean-node,ours,ours-a
 const BIN = process.env.BENCH_BIN ?? NodePath.resolve(import.meta.dirname, "..", "bin", "weaviate-mcp.js")
 /** `BENCH_BASELINE_BIN=/other/bin/weaviate-mcp.js`: another build of ours in the same turns (an A/B experiment). */
 const BASELINE_BIN = process.env.BENCH_BASELINE_BIN
+/** `BENCH_BASELINE_NODE_ARGS="--single-threaded-gc"`: node flags for that build only (an experiment that removes one cost: pass our own bin as the baseline). */
+const BASELINE_NODE_ARGS = (process.env.BENCH_BASELINE_NODE_ARGS ?? "").split(" ").filter((word) => word !== "")
 const BASELINES = NodePath.join(import.meta.dirname, "support", "tools-list-servers.mjs")
 
 // ===== Requests =====
@@ -113,6 +115,7 @@ interface Measured extends Wrk.Measurement {
   readonly rounds: ReadonlyArray<number>
   /** Each window's p99, in order (the p99 reported is their median). */
   readonly windowP99s: ReadonlyArray<number>
+  readonly windowSteals: ReadonlyArray<number | undefined>
 }
 
 const median = (values: ReadonlyArray<number>) => percentile(values, 50)
@@ -175,12 +178,15 @@ const measureAll = async (servers: ReadonlyArray<Served>): Promise<Map<string, M
       cpuMicrosPerRequest: (list.reduce((n, w) => n + w.cpuMs, 0) * 1000) / requests,
       bytesPerRequest: list.reduce((n, w) => n + w.bytes, 0) / requests,
       rounds: list.map((w) => w.result.requestsPerSecond),
-      windowP99s: list.map((w) => w.result.p99Ms)
+      windowP99s: list.map((w) => w.result.p99Ms),
+      windowSteals: list.map((w) => w.result.stealMs)
     }
     console.log(
       `${target.name.padEnd(14)} ${m.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${m.p50Ms.toFixed(2)} ms  ` +
         `p99 ${m.p99Ms.toFixed(2)} ms  CPU ${m.cpuMicrosPerRequest.toFixed(0)} µs/request  alloc ${(m.bytesPerRequest / 1024).toFixed(1)} KB/request  ` +
-        `(${requests} requests in ${ROUNDS} rounds; load average ${NodeOs.loadavg()[0]!.toFixed(2)}; p99 by window ${m.windowP99s.map((p) => p.toFixed(1)).join(", ")} ms)`
+        `(${requests} requests in ${ROUNDS} rounds; load average ${NodeOs.loadavg()[0]!.toFixed(2)}; p99 by window ${m.windowP99s.map((p) => p.toFixed(1)).join(", ")} ms${
+          m.windowSteals.every((t) => t === undefined) ? "" : `; stolen by the hypervisor ${m.windowSteals.map((t) => t ?? "?").join(", ")} ms`
+        })`
     )
     measured.set(target.name, m)
   }
@@ -257,10 +263,10 @@ const spawnServer = (
   })
 
 /** Our daemon, built, with its defaults but the rate limit (64 connections of one principal would be limited), in a fresh home. */
-const spawnOurs = (name: string, bin: string, auth: "tokens" | "off", dir: string, children: Array<NodeChildProcess.ChildProcess>, capped = true) => {
+const spawnOurs = (name: string, bin: string, auth: "tokens" | "off", dir: string, children: Array<NodeChildProcess.ChildProcess>, capped = true, nodeArgs: ReadonlyArray<string> = []) => {
   const home = NodeFs.mkdtempSync(NodePath.join(dir, "home-"))
   // Its operational log (logfmt, info: a line per request, batched per tick) goes to a file, as lean-node's.
-  return spawnServer(name, [...(capped ? [DAEMON_HEAP_FLAG] : []), bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", ...(auth === "off" ? ["--auth", "off"] : [])], NodePath.join(home, "serve.log"), children, { withToken: auth === "tokens" })
+  return spawnServer(name, [...(capped ? [DAEMON_HEAP_FLAG] : []), ...nodeArgs, bin, "serve", "--home", home, "--port", "0", "--rate-limit", "0", ...(auth === "off" ? ["--auth", "off"] : [])], NodePath.join(home, "serve.log"), children, { withToken: auth === "tokens" })
 }
 
 const main = async () => {
@@ -293,7 +299,7 @@ const main = async () => {
     const baselineOf = SERVERS.has("ours") ? "ours" : "ours-auth-off"
     const baselineBuild = BASELINE_BIN === undefined
       ? []
-      : [await spawnOurs(BASELINE_NAME, BASELINE_BIN, baselineOf === "ours" ? "tokens" : "off", dir, children, process.env.BENCH_BASELINE_UNCAPPED !== "1")]
+      : [await spawnOurs(BASELINE_NAME, BASELINE_BIN, baselineOf === "ours" ? "tokens" : "off", dir, children, process.env.BENCH_BASELINE_UNCAPPED !== "1", BASELINE_NODE_ARGS)]
     // Every server is sent exactly what ours is (each daemon its own first-run token, lean-node ours).
     const withToken = (s: Awaited<ReturnType<typeof spawnServer>>) =>
       ({ ...s, target: { ...s.target, headers: { ...s.target.headers, authorization: `Bearer ${s.bearer ?? ours.bearer}` } } })

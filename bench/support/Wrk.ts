@@ -31,6 +31,22 @@ export interface Measurement {
   readonly p99Ms: number
   /** The status and start of the body of the first response that was not 2xx. */
   readonly firstError?: string
+  /**
+   * Time the hypervisor took the machine's CPUs away during the window (`steal` of /proc/stat, all
+   * CPUs, ms; 10 ms resolution), when the kernel reports it: a stall nobody on the machine caused.
+   */
+  readonly stealMs?: number
+}
+
+/** The `steal` column of /proc/stat's first line, in ms (USER_HZ is 100 on Linux); undefined elsewhere. */
+export const stealMs = (): number | undefined => {
+  try {
+    const fields = NodeFs.readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!.trim().split(/\s+/)
+    const ticks = Number(fields[8])
+    return Number.isFinite(ticks) ? ticks * 10 : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** Whether `wrk` is on the PATH. */
@@ -129,6 +145,7 @@ export const run = (
     const [command, args] = onLoadCore("wrk", [
       "-t1", `-c${options.connections}`, `-d${seconds}s`, "--latency", "--timeout", "10s", "-s", file, target.url
     ])
+    const stealBefore = stealMs()
     const child = NodeChildProcess.spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     let interrupted = false
@@ -146,7 +163,9 @@ export const run = (
       if (process.env.WRK_KEEP === undefined) NodeFs.rmSync(dir, { recursive: true, force: true })
       if (code !== 0) return reject(new Error(`wrk exited with ${code}:\n${out}`))
       try {
-        resolve(parse(out, seconds))
+        const stealAfter = stealMs()
+        const measured = parse(out, seconds)
+        resolve(stealBefore === undefined || stealAfter === undefined ? measured : { ...measured, stealMs: stealAfter - stealBefore })
       } catch (error) {
         reject(error)
       }
