@@ -19,18 +19,9 @@ import * as Catalogue from "../../src/Mcp/Catalogue.ts"
 import { anonymous, CurrentPrincipal } from "../../src/Auth/Principal.ts"
 import * as Subscriptions from "../../src/Mcp/Subscriptions.ts"
 import { InvalidParams } from "../../src/Schema/McpErrors.ts"
+import * as RequestContexts from "../support/RequestContexts.ts"
 
-const context = Catalogue.RequestContext.of({
-  era: "modern",
-  protocolVersion: "2026-07-28",
-  method: "subscriptions/listen",
-  requestId: "s",
-  clientCapabilities: {},
-  clientInfo: Option.none(),
-  requestState: Option.none(),
-  inputResponses: Option.none(),
-  progress: () => Effect.void
-})
+const context = RequestContexts.toolCall(undefined, { method: "subscriptions/listen", requestId: "s" })
 
 /**
  * A catalogue whose watches subscribe, then wait for `baseline` (standing for a baseline read) before

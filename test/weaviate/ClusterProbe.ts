@@ -29,6 +29,7 @@ import { homeLayer } from "../../src/Cli/CommonOptions.ts"
 import { ConnectionStore } from "../../src/Driver/ConnectionStore.ts"
 import { Driver } from "../../src/Driver/Driver.ts"
 import { RequestContext, Tools } from "../../src/Mcp/Catalogue.ts"
+import * as RequestContexts from "../support/RequestContexts.ts"
 import { defaultScopes } from "../../src/Schema/Policy.ts"
 
 const [socketPath, restPort] = process.argv.slice(2)
@@ -70,17 +71,7 @@ const addConnection = (settings: Record<string, unknown>) =>
 const call = async (name: string, args: Record<string, unknown>) => {
   const tool = tools.all.find((t) => t.descriptor.name === name)
   if (tool === undefined) return { exit: "failure", cause: `no tool ${name}` }
-  const context = RequestContext.of({
-    era: "modern",
-    protocolVersion: "2026-07-28",
-    method: "tools/call",
-    requestId: 1,
-    clientCapabilities: {},
-    clientInfo: Option.some({ name: "cluster-probe" }),
-    requestState: Option.none(),
-    inputResponses: Option.none(),
-    progress: () => Effect.void
-  })
+  const context = RequestContexts.toolCall("cluster-probe")
   const exit = await runtime.runPromiseExit(
     tool.call(args).pipe(Effect.provideService(RequestContext, context), Effect.provideService(CurrentPrincipal, principal))
   )

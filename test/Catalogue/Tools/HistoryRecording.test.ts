@@ -5,29 +5,19 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
 import * as NodeV8 from "node:v8"
 import * as NodeVm from "node:vm"
 import { CurrentPrincipal } from "../../../src/Auth/Principal.ts"
 import { recorded } from "../../../src/Catalogue/Tools/HistoryRecording.ts"
 import type { HistoryStore } from "../../../src/History/HistoryStore.ts"
 import { type CallToolResult, complete, RequestContext, type Tool } from "../../../src/Mcp/Catalogue.ts"
+import * as RequestContexts from "../../support/RequestContexts.ts"
 import { token } from "./support.ts"
 
 NodeV8.setFlagsFromString("--expose-gc")
 const gc = NodeVm.runInNewContext("gc") as () => void
 
-const context = RequestContext.of({
-  era: "modern",
-  protocolVersion: "2026-07-28",
-  method: "tools/call",
-  requestId: 1,
-  clientCapabilities: {},
-  clientInfo: Option.some({ name: "test-client", version: "1" }),
-  requestState: Option.none(),
-  inputResponses: Option.none(),
-  progress: () => Effect.void
-})
+const context = RequestContexts.toolCall("test-client")
 
 describe("query history recording", () => {
   it("a queued history entry does not keep the call's result alive", async () => {
