@@ -47,6 +47,8 @@ const ROUNDS = Math.min(Math.max(Number(process.env.ROUNDS ?? 3), 1), 10)
 /** Unmeasured load just before each measured window (`REWARM_MS`, default 1000; wrk counts whole seconds): see `measureAll`. */
 const REWARM_MS = Math.min(Math.max(Number(process.env.REWARM_MS ?? 1000), 0), 10_000)
 const BASELINE_NAME = "baseline-build"
+/** `BENCH_STOP_IDLE=1`: the servers not measured are stopped (SIGSTOP) during each window, so that their own background work cannot fall on the measured server's core. */
+const STOP_IDLE = process.env.BENCH_STOP_IDLE === "1"
 const MODERN = "2026-07-28"
 const SERVERS = new Set((process.env.SERVERS ?? "node:http,lean-node,ours,ours-auth-off,sdk-v2").split(",").map((name) => name.trim()))
 
@@ -116,6 +118,7 @@ interface Measured extends Wrk.Measurement {
   /** Each window's p99, in order (the p99 reported is their median). */
   readonly windowP99s: ReadonlyArray<number>
   readonly windowSteals: ReadonlyArray<number | undefined>
+  readonly windowLossProbes: ReadonlyArray<number | undefined>
 }
 
 const median = (values: ReadonlyArray<number>) => percentile(values, 50)
@@ -159,8 +162,14 @@ const measureAll = async (servers: ReadonlyArray<Served>): Promise<Map<string, M
   const windows = new Map(servers.map((s) => [s.target.name, [] as Array<Awaited<ReturnType<typeof window>>>]))
   for (let round = 0; round < ROUNDS; round++) {
     for (const server of turn(round)) {
-      if (REWARM_MS > 0) await Wrk.run(server.target, { connections: CONNECTIONS, durationMs: REWARM_MS })
-      windows.get(server.target.name)!.push(await window(server))
+      const others = STOP_IDLE ? servers.filter((s) => s !== server) : []
+      for (const other of others) process.kill(other.pid, "SIGSTOP")
+      try {
+        if (REWARM_MS > 0) await Wrk.run(server.target, { connections: CONNECTIONS, durationMs: REWARM_MS })
+        windows.get(server.target.name)!.push(await window(server))
+      } finally {
+        for (const other of others) process.kill(other.pid, "SIGCONT")
+      }
     }
   }
   const measured = new Map<string, Measured>()
@@ -179,14 +188,15 @@ const measureAll = async (servers: ReadonlyArray<Served>): Promise<Map<string, M
       bytesPerRequest: list.reduce((n, w) => n + w.bytes, 0) / requests,
       rounds: list.map((w) => w.result.requestsPerSecond),
       windowP99s: list.map((w) => w.result.p99Ms),
-      windowSteals: list.map((w) => w.result.stealMs)
+      windowSteals: list.map((w) => w.result.stealMs),
+      windowLossProbes: list.map((w) => w.result.lossProbes)
     }
     console.log(
       `${target.name.padEnd(14)} ${m.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${m.p50Ms.toFixed(2)} ms  ` +
         `p99 ${m.p99Ms.toFixed(2)} ms  CPU ${m.cpuMicrosPerRequest.toFixed(0)} µs/request  alloc ${(m.bytesPerRequest / 1024).toFixed(1)} KB/request  ` +
         `(${requests} requests in ${ROUNDS} rounds; load average ${NodeOs.loadavg()[0]!.toFixed(2)}; p99 by window ${m.windowP99s.map((p) => p.toFixed(1)).join(", ")} ms${
           m.windowSteals.every((t) => t === undefined) ? "" : `; stolen by the hypervisor ${m.windowSteals.map((t) => t ?? "?").join(", ")} ms`
-        })`
+        }${m.windowLossProbes.every((n) => n === undefined) ? "" : `; TCP loss probes ${m.windowLossProbes.map((n) => n ?? "?").join(", ")}`})`
     )
     measured.set(target.name, m)
   }

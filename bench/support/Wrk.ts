@@ -36,6 +36,25 @@ export interface Measurement {
    * CPUs, ms; 10 ms resolution), when the kernel reports it: a stall nobody on the machine caused.
    */
   readonly stealMs?: number
+  /**
+   * TCP tail loss probes the machine sent during the window (`TCPLossProbes` of /proc/net/netstat):
+   * a sender that waited for an ACK the receiver delayed. On loopback each one is a response that
+   * waited; they come with the tail windows.
+   */
+  readonly lossProbes?: number
+}
+
+/** A counter of the `TcpExt` lines of /proc/net/netstat; undefined where there is none. */
+export const tcpExt = (name: string): number | undefined => {
+  try {
+    const lines = NodeFs.readFileSync("/proc/net/netstat", "utf8").split("\n").filter((line) => line.startsWith("TcpExt:"))
+    const names = lines[0]?.split(/\s+/) ?? []
+    const values = lines[1]?.split(/\s+/) ?? []
+    const at = names.indexOf(name)
+    return at < 0 ? undefined : Number(values[at])
+  } catch {
+    return undefined
+  }
 }
 
 /** The `steal` column of /proc/stat's first line, in ms (USER_HZ is 100 on Linux); undefined elsewhere. */
@@ -146,6 +165,7 @@ export const run = (
       "-t1", `-c${options.connections}`, `-d${seconds}s`, "--latency", "--timeout", "10s", "-s", file, target.url
     ])
     const stealBefore = stealMs()
+    const probesBefore = tcpExt("TCPLossProbes")
     const child = NodeChildProcess.spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     let interrupted = false
@@ -164,8 +184,13 @@ export const run = (
       if (code !== 0) return reject(new Error(`wrk exited with ${code}:\n${out}`))
       try {
         const stealAfter = stealMs()
+        const probesAfter = tcpExt("TCPLossProbes")
         const measured = parse(out, seconds)
-        resolve(stealBefore === undefined || stealAfter === undefined ? measured : { ...measured, stealMs: stealAfter - stealBefore })
+        resolve({
+          ...measured,
+          ...(stealBefore === undefined || stealAfter === undefined ? {} : { stealMs: stealAfter - stealBefore }),
+          ...(probesBefore === undefined || probesAfter === undefined ? {} : { lossProbes: probesAfter - probesBefore })
+        })
       } catch (error) {
         reject(error)
       }
