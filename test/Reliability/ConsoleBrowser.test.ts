@@ -20,6 +20,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
 import * as NodeHttp from "node:http"
 import type * as NodeNet from "node:net"
 import * as NodePath from "node:path"
@@ -35,7 +36,13 @@ const CHROMIUM = "/usr/bin/chromium"
 const available = NodeFs.existsSync(CHROMIUM)
 if (!available) console.warn(`Console browser tests skipped: ${CHROMIUM} is not installed (apt-get install chromium)`)
 
-const IMAGES = fileURLToPath(new URL("../../docs/images", import.meta.url))
+/**
+ * Where the screenshots go: docs/images with `CONSOLE_SCREENSHOTS=1` (`npm run docs:screenshots`),
+ * else a temporary folder, so that a test run leaves the working tree as it found it.
+ */
+const IMAGES = process.env.CONSOLE_SCREENSHOTS === "1"
+  ? fileURLToPath(new URL("../../docs/images", import.meta.url))
+  : NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-console-shots-"))
 
 type Playwright = typeof import("playwright-core")
 type Browser = import("playwright-core").Browser
@@ -162,6 +169,7 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
     await new Promise<void>((resolve) => (evil === undefined ? resolve() : (evil.closeAllConnections(), evil.close(() => resolve()))))
     await daemon?.dispose()
     await weaviate?.close()
+    if (process.env.CONSOLE_SCREENSHOTS !== "1") NodeFs.rmSync(IMAGES, { recursive: true, force: true })
   }, 60_000)
 
   it("signs in with the one-time code; the code leaves the address bar and the history", async () => {
