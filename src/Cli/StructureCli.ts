@@ -93,9 +93,9 @@ export const confirmDestructive = Effect.fnUntraced(function*(
   if (answer.trim() !== options.name) return yield* new ChangeCancelled()
 })
 
-/** Sends a planned request once. @category steps */
+/** Sends a planned request once (Weaviate's 403 in the words of the permission check). @category steps */
 export const send = (connection: Connection, request: SchemaEdits.SchemaRequest) =>
-  Effect.flatMap(Driver, (driver) => Effect.flatMap(driver.http(connection), (http) => SchemaEdits.send(http, request)))
+  Effect.flatMap(Driver, (driver) => driver.sendSchemaEdit(connection, request))
 
 /** Reads a JSON file given to `--file`; an unreadable or malformed file is a usage error. @category io */
 export const readJsonFile = (path: string): Effect.Effect<unknown, UsageError> =>

@@ -44,6 +44,7 @@ import * as Permissions from "./Permissions.ts"
 import * as Grid from "./Grid.ts"
 import * as RestConsole from "./RestConsole.ts"
 import * as RowEdits from "./RowEdits.ts"
+import * as SchemaEdits from "./SchemaEdits.ts"
 import * as SessionCaches from "./SessionCaches.ts"
 import type * as StaleCache from "./StaleCache.ts"
 import * as TenantIndex from "./TenantIndex.ts"
@@ -237,6 +238,8 @@ export interface Service {
   readonly sendDestructive: (connection: ConnectionRef, request: RowEdits.EditRequest) => Effect.Effect<number, LookupError | RequestError>
   /** Sends one planned request exactly as planned; answers the uuid written. */
   readonly sendRowEdit: (connection: ConnectionRef, request: RowEdits.EditRequest) => Effect.Effect<string, LookupError | RequestError>
+  /** Sends one planned structure change (collections, properties, tenants) exactly as planned; answers Weaviate's JSON. */
+  readonly sendSchemaEdit: (connection: ConnectionRef, request: SchemaEdits.SchemaRequest) => Effect.Effect<unknown, LookupError | RequestError>
   readonly graphql: (
     connection: ConnectionRef,
     query: string | GraphqlEditor.ValidQuery,
@@ -489,7 +492,7 @@ const rereadPermissions = (session: Session) => (error: unknown) =>
     : Effect.void
 
 /** Sending planned writes exactly as planned, Weaviate's 403 in the words of `checkPermission`. */
-const sendOperations = (withSession: WithSession): Pick<Service, "sendDestructive" | "sendRowEdit"> => ({
+const sendOperations = (withSession: WithSession): Pick<Service, "sendDestructive" | "sendRowEdit" | "sendSchemaEdit"> => ({
   sendDestructive: (name, request) =>
     withSession(name, (session) =>
       RowEdits.sendDestructive(session.http, request).pipe(Cluster.explain(session.http, { write: true }), explainedIn(session, Permissions.targetsOf(request)))),
@@ -498,7 +501,11 @@ const sendOperations = (withSession: WithSession): Pick<Service, "sendDestructiv
       RowEdits.send(session.http, request).pipe(
         Cluster.explain(session.http, { write: true, level: request.query["consistency_level"] }),
         explainedIn(session, Permissions.targetsOf(request))
-      ))
+      )),
+  // Through the session like a row write: Weaviate's 403 in the words of `checkPermission`, and
+  // permissions that said otherwise read again at once (`withSession`).
+  sendSchemaEdit: (name, request) =>
+    withSession(name, (session) => SchemaEdits.send(session.http, request).pipe(explainedIn(session, Permissions.targetsOf(request))))
 })
 
 /** What a console request needs (`Permissions.targetsOf`); a statement not parsed yet: nothing known. */

@@ -18,6 +18,7 @@ import { FirstAccess } from "../../Approval/FirstAccess.ts"
 import { ConnectionStore } from "../../Driver/ConnectionStore.ts"
 import { Driver } from "../../Driver/Driver.ts"
 import * as Permissions from "../../Driver/Permissions.ts"
+import type * as SchemaEdits from "../../Driver/SchemaEdits.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import { RequestContext } from "../../Mcp/Catalogue.ts"
 import * as Principal from "../../Auth/Principal.ts"
@@ -161,3 +162,15 @@ export const approveRequest = (
   request: Parameters<typeof Permissions.targetsOf>[0],
   options: { readonly destructive?: boolean } = {}
 ) => Effect.zipRight(requirePermissions(env, connection, Permissions.targetsOf(request)), approve(env, connection, statement, options))
+
+/**
+ * Sends an approved structure or tenant change once. Weaviate's 403 (the permissions changed since
+ * they were read; the driver reads them again at once) is the error `denied`, in the words of the
+ * check before approval, saying that nothing changed.
+ *
+ * @category requests
+ */
+export const sendApproved = (env: ToolEnv, connection: Connection, request: SchemaEdits.SchemaRequest) =>
+  env.driver.sendSchemaEdit(connection, request).pipe(
+    Effect.catchTag("PermissionDenied", (denied) => ToolError.fail("denied", `${denied.message} (Weaviate refused it: nothing was changed)`))
+  )

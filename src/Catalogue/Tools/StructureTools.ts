@@ -24,7 +24,7 @@ import { ACTIVE_STATUSES } from "../../Driver/Tenants.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import { Forbidden } from "../../Schema/McpErrors.ts"
-import { approveRequest, open, type ToolEnv } from "./ConnectionGate.ts"
+import { approveRequest, open, sendApproved, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Table } from "./Parameters.ts"
 import * as TextTable from "./TextTable.ts"
 import * as ToolDefinition from "./ToolDefinition.ts"
@@ -126,10 +126,6 @@ const destructiveGate = Effect.fnUntraced(function*(tool: string, table: string,
     return yield* new Forbidden({ message: `${tool} requires a fullAccess token`, data: { required: "fullAccess", access: principal.access } })
   }
 })
-
-/** Sends an approved plan once. */
-const send = (env: ToolEnv, connection: Connection, request: SchemaEdits.SchemaRequest) =>
-  Effect.flatMap(env.driver.http(connection), (http) => SchemaEdits.send(http, request))
 
 // ===== Row counts =====
 
@@ -251,7 +247,7 @@ export const createTable = (env: ToolEnv) =>
       if ("problems" in plan) return yield* refuse(plan.problems)
       const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request)
       if (InputRequired.is(approvedBy)) return approvedBy
-      yield* send(env, connection, plan.request)
+      yield* sendApproved(env, connection, plan.request)
       return ok(
         { table: input.table, created: true, properties: input.properties.length, approvedBy },
         `Created the collection ${input.table} with ${input.properties.length} ${input.properties.length === 1 ? "property" : "properties"}.`
@@ -283,7 +279,7 @@ export const addColumn = (env: ToolEnv) =>
       if ("problems" in plan) return yield* refuse(plan.problems)
       const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request)
       if (InputRequired.is(approvedBy)) return approvedBy
-      yield* send(env, connection, plan.request)
+      yield* sendApproved(env, connection, plan.request)
       return ok(
         { table: collection.name, added: input.property.name, approvedBy },
         `Added the property ${input.property.name} (${input.property.dataType}) to ${collection.name}. ${SchemaEdits.ADD_COLUMN_NOTE}`
@@ -326,7 +322,7 @@ export const updateTable = (env: ToolEnv) =>
       if ("problems" in plan) return yield* refuse(plan.problems)
       const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request)
       if (InputRequired.is(approvedBy)) return approvedBy
-      yield* send(env, connection, plan.request)
+      yield* sendApproved(env, connection, plan.request)
       const changed = [...(input.description !== undefined ? ["description"] : []), ...Object.keys(input.settings ?? {})]
       return ok({ table: collection.name, changed, approvedBy }, [`Changed ${collection.name}:`, ...plan.summary.slice(1)].join("\n"))
     })
@@ -366,7 +362,7 @@ export const dropTable = (env: ToolEnv) =>
       }
       const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request, { destructive: true })
       if (InputRequired.is(approvedBy)) return approvedBy
-      yield* send(env, connection, plan.request)
+      yield* sendApproved(env, connection, plan.request)
       return ok(
         {
           table: collection.name,

@@ -21,7 +21,7 @@ import type { Tenant } from "../../Driver/Tenants.ts"
 import type { Connection } from "../../Schema/Connection.ts"
 import * as InputRequired from "../../Schema/InputRequired.ts"
 import { Forbidden } from "../../Schema/McpErrors.ts"
-import { approveRequest, open, type ToolEnv } from "./ConnectionGate.ts"
+import { approveRequest, open, sendApproved, type ToolEnv } from "./ConnectionGate.ts"
 import { ConnectionId, Table } from "./Parameters.ts"
 import { rowsAtStake } from "./StructureTools.ts"
 import * as TextTable from "./TextTable.ts"
@@ -74,9 +74,6 @@ const existing = Effect.fnUntraced(function*(env: ToolEnv, connection: Connectio
 
 const refuse = (problems: ReadonlyArray<string>) => ToolError.fail("invalid_argument", problems.join("; "))
 
-const send = (env: ToolEnv, connection: Connection, request: SchemaEdits.SchemaRequest) =>
-  Effect.flatMap(env.driver.http(connection), (http) => SchemaEdits.send(http, request))
-
 const tenantsWord = (n: number) => TextTable.count(n, "tenant")
 
 // ===== create_tenants =====
@@ -117,7 +114,7 @@ export const createTenants = (env: ToolEnv) =>
       }
       const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request)
       if (InputRequired.is(approvedBy)) return approvedBy
-      yield* send(env, connection, plan.request)
+      yield* sendApproved(env, connection, plan.request)
       return ToolDefinition.ok(
         { table: collection.name, created: input.tenants, status: canonicalStatus(status), approvedBy },
         `Created ${tenantsWord(input.tenants.length)} in ${collection.name} (${SchemaEdits.statusLabel(status)}): ${input.tenants.join(", ")}.`
@@ -176,7 +173,7 @@ export const setTenantStatus = (env: ToolEnv) =>
       }
       const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request)
       if (InputRequired.is(approvedBy)) return approvedBy
-      yield* send(env, connection, plan.request)
+      yield* sendApproved(env, connection, plan.request)
       return ToolDefinition.ok(
         { table: collection.name, status: target, tenants: changes, approvedBy },
         [`${collection.name}: ${tenantsWord(changes.length)} set to ${SchemaEdits.statusLabel(target)}`, ...plan.summary.slice(1)].join("\n")
@@ -226,7 +223,7 @@ export const deleteTenants = (env: ToolEnv) =>
       }
       const approvedBy = yield* approveRequest(env, connection, SchemaEdits.statementOf(plan), plan.request, { destructive: true })
       if (InputRequired.is(approvedBy)) return approvedBy
-      yield* send(env, connection, plan.request)
+      yield* sendApproved(env, connection, plan.request)
       return ToolDefinition.ok(
         {
           table: collection.name,

@@ -85,7 +85,8 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     await root("POST", "/v1/authz/roles", { name: "ticket-writer", permissions: ["create_data", "update_data", "delete_data"].map((a) => permission(a, "Ticket")) })
     for (const id of [TICKET_1, TICKET_2]) await root("POST", "/v1/objects", { class: "Ticket", id, properties: { title: "open" } })
     await root("POST", "/v1/authz/roles", { name: "one-ticket", permissions: [{ action: "update_data", data: { collection: "Ticket", tenant: "*", object: TICKET_1 } }] })
-    for (const [user, roles] of [["alice", ["reader"]], ["bob", ["reader", "ticket-writer"]], ["carol", ["reader", "ticket-writer"]], ["dave", ["reader", "one-ticket"]]] as const) {
+    await root("POST", "/v1/authz/roles", { name: "article-editor", permissions: [{ action: "update_collections", collections: { collection: "Article" } }] })
+    for (const [user, roles] of [["alice", ["reader"]], ["bob", ["reader", "ticket-writer"]], ["carol", ["reader", "ticket-writer"]], ["dave", ["reader", "one-ticket"]], ["erin", ["reader", "article-editor"]]] as const) {
       keys[user] = (await root("POST", `/v1/users/db/${user}`)).apikey
       await root("POST", `/v1/authz/users/${user}/assign`, { roles, userType: "db" })
     }
@@ -102,6 +103,7 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
       ["bob", w!.port, keys["bob"]!],
       ["carol", w!.port, keys["carol"]!],
       ["dave", w!.port, keys["dave"]!],
+      ["erin", w!.port, keys["erin"]!],
       ["plain", plain!.port, PLAIN_KEY]
     ] as const) {
       const added = await cli("connections", "add", "--name", name, "--host", "127.0.0.1", "--port", String(port), "--auth-method", "api-key", "--api-key", key, "--json")
@@ -262,6 +264,34 @@ describe.skipIf(unavailable !== undefined)(`RBAC on the real Weaviate${unavailab
     assert.strictEqual(await rows("Ticket"), before.tickets)
     const status = await call("get_connection_status", { connection_id: ids["carol"] })
     assert.deepStrictEqual(status.structuredContent.permissions.roles, ["reader"])
+  })
+
+  it("a structure change whose permission was revoked while the daemon runs: the 403 reads the permissions again, and the next change is refused before approval", async () => {
+    const column = (name: string) => call("add_column", { connection_id: ids["erin"], table: "Article", property: { name, dataType: "text" } })
+    const properties = async () =>
+      ((await root("GET", "/v1/schema/Article")) as { properties: Array<{ name: string }> }).properties.map((p) => p.name)
+    const first = await column("mood")
+    assert.notStrictEqual(first.isError, true, text(first))
+    // A structure change forgets what the session cached: read the permissions again, still allowing it.
+    const status = await call("get_connection_status", { connection_id: ids["erin"] })
+    assert.include(status.structuredContent.permissions.roles, "article-editor")
+    await root("POST", "/v1/authz/users/erin/revoke", { roles: ["article-editor"], userType: "db" })
+    const before = asked()
+
+    // The permissions read before still allow it: the user is asked, and Weaviate refuses with 403.
+    const refused = await column("colour")
+    assert.strictEqual(refused.isError, true, text(refused))
+    assert.strictEqual(text(refused), 'denied: the Weaviate user "erin" has no permission to change the collection "Article" (Weaviate refused it: nothing was changed)')
+    assert.strictEqual(asked(), before + 1)
+
+    // The 403 had the permissions read again: the next change is refused before anyone is asked.
+    const again = await column("shade")
+    assert.strictEqual(text(again), 'denied: the Weaviate user "erin" has no permission to change the collection "Article"')
+    assert.strictEqual(asked(), before + 1)
+    const names = await properties()
+    assert.include(names, "mood")
+    assert.notInclude(names, "colour")
+    assert.notInclude(names, "shade")
   })
 
   it("a 403 midway through a call stops it: an error that names the rows written before it, the rest not attempted", async () => {
