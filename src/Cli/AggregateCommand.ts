@@ -1,6 +1,6 @@
 /**
  * `weaviate-mcp aggregate CONN TABLE [--group-by P] [--metric P:M[:N]]… [--filter "col op value"]…
- * [--tenant T] [--near-text TEXT | --hybrid TEXT [--alpha A]] [--object-limit N] [--limit N] [--json]`:
+ * [--tenant T] [--near-text TEXT | --hybrid TEXT [--alpha A]] [--target-vector V]... [--object-limit N] [--limit N] [--json]`:
  * counts and statistics of a collection as an aligned table, one row per group and one column per
  * metric (`Driver/Aggregate`, as the `aggregate` tool). A metric that does not fit its property is
  * refused with the metrics that do (exit 1); a `--metric` that is not `PROPERTY:METRIC` is a usage
@@ -67,6 +67,10 @@ export const aggregateCommand = Command.make(
     nearText: Options.text("near-text").pipe(Options.withDescription("Aggregate the --object-limit best matches of a semantic search"), Options.optional),
     hybrid: Options.text("hybrid").pipe(Options.withDescription("Aggregate the best matches of a hybrid search (--object-limit from each side)"), Options.optional),
     alpha: Options.float("alpha").pipe(Options.withDescription("--hybrid only: 0 keyword, 1 vector (default 0.75)"), Options.optional),
+    targetVector: Options.text("target-vector").pipe(
+      Options.withDescription("With --near-text or --hybrid: a named vector to search, repeatable (required when the collection has several)"),
+      CommonOptions.repeatable
+    ),
     objectLimit: Options.integer("object-limit").pipe(Options.withDescription("How many best matches of the search to aggregate"), Options.optional),
     limit: Options.integer("limit").pipe(Options.withDescription("With --group-by: the most groups (default 100)"), Options.optional)
   },
@@ -83,6 +87,7 @@ export const aggregateCommand = Command.make(
         filters: flags.filter,
         near_text: Option.getOrUndefined(flags.nearText),
         hybrid: Option.getOrUndefined(flags.hybrid),
+        ...(flags.targetVector.length > 0 ? { target_vectors: flags.targetVector } : {}),
         object_limit: Option.getOrUndefined(flags.objectLimit),
         limit: Option.getOrUndefined(flags.limit)
       })
@@ -98,6 +103,7 @@ export const aggregateCommand = Command.make(
           filters,
           tenant: Option.getOrUndefined(flags.tenant),
           search,
+          targetVectors: flags.targetVector,
           objectLimit: Option.getOrUndefined(flags.objectLimit),
           limit: Option.getOrUndefined(flags.limit)
         })

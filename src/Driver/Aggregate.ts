@@ -115,6 +115,8 @@ export interface Request {
   readonly filters?: ReadonlyArray<FilterBuilder.Filter>
   readonly tenant?: string | undefined
   readonly search?: Search | undefined
+  /** With a search on a collection with named vectors: which of them it searches (required with several). */
+  readonly targetVectors?: ReadonlyArray<string> | undefined
   readonly objectLimit?: number | undefined
   /** Groups at most (default 100). */
   readonly limit?: number | undefined
@@ -217,10 +219,27 @@ export const metricTextProblem = (collection: Collection, text: string): string 
 // Lone surrogates cannot be written in a GraphQL string literal.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
-const searchArgument = (search: Search): string =>
-  search._tag === "nearText"
-    ? `nearText: {concepts: [${FilterBuilder.graphqlString(search.text)}]}`
-    : `hybrid: {query: ${FilterBuilder.graphqlString(search.text)}${search.alpha === undefined ? "" : `, alpha: ${search.alpha}`}}`
+const searchArgument = (search: Search, targets: ReadonlyArray<string>): string => {
+  const targetVectors = targets.length === 0 ? "" : `, targetVectors: [${targets.map(FilterBuilder.graphqlString).join(", ")}]`
+  return search._tag === "nearText"
+    ? `nearText: {concepts: [${FilterBuilder.graphqlString(search.text)}]${targetVectors}}`
+    : `hybrid: {query: ${FilterBuilder.graphqlString(search.text)}${search.alpha === undefined ? "" : `, alpha: ${search.alpha}`}${targetVectors}}`
+}
+
+/** Why the target vectors of a request cannot be searched, if they cannot: the words of `vector_search`. */
+const targetProblem = (collection: Collection, request: Request): string | undefined => {
+  const targets = request.targetVectors ?? []
+  const named = collection.namedVectors
+  if (request.search === undefined) return targets.length > 0 ? "target_vectors apply with near_text or hybrid only" : undefined
+  const unknown = targets.filter((t) => !named.includes(t))
+  if (unknown.length > 0) {
+    return named.length === 0
+      ? `${collection.name} has no named vectors; leave target_vectors out`
+      : `${collection.name} has no named vector ${unknown.join(", ")} (it has ${named.join(", ")})`
+  }
+  if (targets.length === 0 && named.length > 1) return `${collection.name} has several named vectors (${named.join(", ")}); pass target_vectors`
+  return undefined
+}
 
 /** The checked request: the GraphQL to send and how to read its answer. */
 export interface Plan {
@@ -255,6 +274,8 @@ export const plan = (collection: Collection, request: Request): Effect.Effect<Pl
     for (const [what, text] of [["the search text", request.search?.text], ["the tenant", request.tenant]] as const) {
       if (text !== undefined && LONE_SURROGATE.test(text)) return yield* refuse(`${what} is not valid Unicode (a lone surrogate)`)
     }
+    const targets = targetProblem(collection, request)
+    if (targets !== undefined) return yield* refuse(targets)
     const alpha = request.search?._tag === "hybrid" ? request.search.alpha : undefined
     if (alpha !== undefined && !(Number.isFinite(alpha) && alpha >= 0 && alpha <= 1)) return yield* refuse("alpha is a number from 0 to 1")
 
@@ -278,7 +299,7 @@ export const plan = (collection: Collection, request: Request): Effect.Effect<Pl
 
     const where = yield* FilterBuilder.buildWhere(collection, request.filters ?? [])
     const shared = [
-      ...(request.search === undefined ? [] : [searchArgument(request.search), `objectLimit: ${request.objectLimit}`]),
+      ...(request.search === undefined ? [] : [searchArgument(request.search, request.targetVectors ?? []), `objectLimit: ${request.objectLimit}`]),
       ...(where === undefined ? [] : [`where: ${FilterBuilder.printWhere(where)}`]),
       ...(request.tenant === undefined ? [] : [`tenant: ${FilterBuilder.graphqlString(request.tenant)}`])
     ]

@@ -82,4 +82,24 @@ describe("weaviate-mcp aggregate", () => {
     expect(entry).toMatchObject({ tool: "aggregate", source: "cli", outcome: "ok", rows: 2 })
     expect(JSON.parse(entry!.statement as string)).toMatchObject({ table: "Author", group_by: "active" })
   })
+
+  it("--target-vector names the named vector a search goes through; a collection with several needs it", async () => {
+    const created = await fetch(`${w.url}/v1/schema`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        class: "TwoVectors",
+        properties: [{ name: "title", dataType: ["text"] }],
+        vectorConfig: { a: { vectorizer: { none: {} }, vectorIndexType: "hnsw" }, b: { vectorizer: { none: {} }, vectorIndexType: "hnsw" } }
+      })
+    })
+    expect(created.status, await created.text()).toBe(200)
+    const refused = await aggregate("TwoVectors", "--hybrid", "x", "--alpha", "0", "--object-limit", "5")
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("TwoVectors has several named vectors (a, b); pass target_vectors")
+    const run = await aggregate("TwoVectors", "--hybrid", "x", "--alpha", "0", "--object-limit", "5", "--target-vector", "a", "--json")
+    expect(run.code, run.stderr).toBe(0)
+    expect(JSON.parse(run.stdout)).toMatchObject({ table: "TwoVectors", count: 0 })
+    expect(JSON.parse(run.stdout).query).toContain('targetVectors: ["a"]')
+  })
 })

@@ -79,6 +79,34 @@ describe("Aggregate.plan: the query", () => {
   })
 })
 
+describe("Aggregate.plan: named vectors", () => {
+  const multi = decodeCollection({
+    class: "Multi",
+    properties: [{ name: "title", dataType: ["text"] }],
+    vectorConfig: { title_vec: { vectorizer: { none: {} } }, body_vec: { vectorizer: { none: {} } } }
+  })!
+  const plannedOn = (request: Aggregate.Request) => Effect.runSync(Effect.either(Aggregate.plan(multi, request)))
+  const refusalOn = (request: Aggregate.Request) => {
+    const result = plannedOn(request)
+    return Either.isLeft(result) ? result.left.message : ""
+  }
+  it("target_vectors go into the search: the named vectors it searches", () => {
+    const result = plannedOn({ search: { _tag: "hybrid", text: "chair", alpha: 0 }, targetVectors: ["title_vec"], objectLimit: 5 })
+    assert.strictEqual(
+      Either.getOrThrow(result).query,
+      "{ Aggregate { Multi(hybrid: {query: \"chair\", alpha: 0, targetVectors: [\"title_vec\"]}, objectLimit: 5) { meta { count } } } }"
+    )
+    const near = plannedOn({ search: { _tag: "nearText", text: "chair" }, targetVectors: ["title_vec", "body_vec"], objectLimit: 5 })
+    assert.include(Either.getOrThrow(near).query, "nearText: {concepts: [\"chair\"], targetVectors: [\"title_vec\", \"body_vec\"]}")
+  })
+  it("a collection with several named vectors needs target_vectors; unknown names and target_vectors without a search are refused", () => {
+    assert.include(refusalOn({ search: { _tag: "hybrid", text: "x" }, objectLimit: 5 }), "Multi has several named vectors (body_vec, title_vec); pass target_vectors")
+    assert.include(refusalOn({ search: { _tag: "hybrid", text: "x" }, targetVectors: ["nope"], objectLimit: 5 }), "Multi has no named vector nope (it has body_vec, title_vec)")
+    assert.include(refusalOn({ targetVectors: ["title_vec"] }), "target_vectors apply with near_text or hybrid only")
+    assert.include(refusal({ search: { _tag: "nearText", text: "x" }, targetVectors: ["v"], objectLimit: 5 }), "Product has no named vectors; leave target_vectors out")
+  })
+})
+
 describe("Aggregate.plan: metrics by type", () => {
   it("each type offers Weaviate's metrics and nothing else", () => {
     const fits = (property: string) => Aggregate.METRICS.filter((metric) => Either.isRight(planned({ metrics: [{ property, metric }] })))

@@ -50,6 +50,9 @@ const Input = Schema.Struct({
   alpha: Schema.optional(Schema.Number.pipe(Schema.between(0, 1)).annotations({
     description: "hybrid only: 0 = pure keyword, 1 = pure vector (Weaviate's default 0.75)."
   })),
+  target_vectors: Schema.optional(Schema.NonEmptyArray(Schema.String.pipe(Schema.minLength(1))).annotations({
+    description: "With near_text or hybrid: the named vector(s) to search (describe_table lists them); required when the collection has several."
+  })),
   object_limit: Schema.optional(intBetween(1, Aggregate.MAX_OBJECT_LIMIT).annotations({
     description: "With near_text or hybrid (required there): how many best matches to aggregate, 1 to 10,000."
   })),
@@ -103,6 +106,7 @@ export const aggregate = (env: ToolEnv) =>
         filters: toDriverFilters(input.filters),
         tenant: input.tenant,
         search,
+        targetVectors: input.target_vectors,
         objectLimit: input.object_limit,
         limit: input.limit
       })

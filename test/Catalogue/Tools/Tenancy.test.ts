@@ -181,6 +181,16 @@ layer(harnessLayer({}, setup), { excludeTestServices: true, timeout: "3 minutes"
         expect(ranked(minimum).map(([, d]: [string, number]) => d)).toEqual([0, 0])
       }))
 
+    it.effect("aggregate over a hybrid search on a collection with several named vectors: target_vectors names the one searched", () =>
+      test(async (h) => {
+        const aggregate = (args: Record<string, unknown>) => call(h, "aggregate", { table: "Multi", hybrid: "one", alpha: 0, object_limit: 5, ...args })
+        expect(toolError(await aggregate({}), "invalid_argument")).toContain("Multi has several named vectors (body_vec, title_vec); pass target_vectors")
+        const { structured } = success(h, "aggregate", await aggregate({ target_vectors: ["title_vec"] }))
+        expect(structured.query).toContain("targetVectors: [\"title_vec\"]")
+        // Keyword side only (alpha 0): the one row whose title has the word.
+        expect(structured.count).toBe(1)
+      }))
+
     it.effect("a collection with several named vectors needs target_vectors; unknown names and misplaced options are refused", () =>
       test(async (h) => {
         expect(toolError(await search(h, {}), "invalid_argument")).toBe(
