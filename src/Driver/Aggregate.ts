@@ -25,7 +25,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import type { Collection, Property } from "./CollectionSchema.ts"
+import { type Collection, type Property, targetVectorsProblem } from "./CollectionSchema.ts"
 import { DatabaseRefused, type FilterRefused, type RequestError, StatementRefused, UnexpectedResponse } from "./DriverError.ts"
 import * as FilterBuilder from "./FilterBuilder.ts"
 import type { WeaviateHttp } from "./WeaviateHttp.ts"
@@ -229,16 +229,8 @@ const searchArgument = (search: Search, targets: ReadonlyArray<string>): string 
 /** Why the target vectors of a request cannot be searched, if they cannot: the words of `vector_search`. */
 const targetProblem = (collection: Collection, request: Request): string | undefined => {
   const targets = request.targetVectors ?? []
-  const named = collection.namedVectors
   if (request.search === undefined) return targets.length > 0 ? "target_vectors apply with near_text or hybrid only" : undefined
-  const unknown = targets.filter((t) => !named.includes(t))
-  if (unknown.length > 0) {
-    return named.length === 0
-      ? `${collection.name} has no named vectors; leave target_vectors out`
-      : `${collection.name} has no named vector ${unknown.join(", ")} (it has ${named.join(", ")})`
-  }
-  if (targets.length === 0 && named.length > 1) return `${collection.name} has several named vectors (${named.join(", ")}); pass target_vectors`
-  return undefined
+  return targetVectorsProblem(collection, targets)
 }
 
 /** The checked request: the GraphQL to send and how to read its answer. */

@@ -226,6 +226,25 @@ export const columns = (collection: Collection): ReadonlyArray<Column> => [
 export const vectorColumns = (collection: Collection): ReadonlyArray<string> =>
   collection.namedVectors.length === 0 ? ["vector"] : collection.namedVectors.map((name) => `vector:${name}`)
 
+/**
+ * Why a vector search of `collection` through `targets` (its named vectors; `[]` for none named)
+ * cannot be sent: a name it does not have, or several named vectors and none chosen. The words of
+ * `vector_search` and `aggregate`.
+ *
+ * @category validation
+ */
+export const targetVectorsProblem = (collection: Collection, targets: ReadonlyArray<string>): string | undefined => {
+  const named = collection.namedVectors
+  const unknown = targets.filter((t) => !named.includes(t))
+  if (unknown.length > 0) {
+    return named.length === 0
+      ? `${collection.name} has no named vectors; leave target_vectors out`
+      : `${collection.name} has no named vector ${unknown.join(", ")} (it has ${named.join(", ")})`
+  }
+  if (targets.length === 0 && named.length > 1) return `${collection.name} has several named vectors (${named.join(", ")}); pass target_vectors`
+  return undefined
+}
+
 // ===== Requests =====
 
 /**

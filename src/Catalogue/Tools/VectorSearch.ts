@@ -15,7 +15,7 @@ import * as Effect from "effect/Effect"
 import * as ConsistencyLevel from "../../Schema/ConsistencyLevel.ts"
 import * as Schema from "effect/Schema"
 import * as InputRequired from "../../Schema/InputRequired.ts"
-import type { Collection } from "../../Driver/CollectionSchema.ts"
+import { type Collection, targetVectorsProblem } from "../../Driver/CollectionSchema.ts"
 import * as FilterBuilder from "../../Driver/FilterBuilder.ts"
 import * as Grid from "../../Driver/Grid.ts"
 import { type ToolEnv, open } from "./ConnectionGate.ts"
@@ -82,17 +82,9 @@ const needs = (mode: Mode, input: typeof Input.Type): string | undefined =>
  */
 const targetProblem = (input: typeof Input.Type, collection: Collection): string | undefined => {
   const targets: ReadonlyArray<string> = input.target_vectors ?? []
-  const named = collection.namedVectors
   if (input.mode === "bm25" && targets.length > 0) return "target_vectors apply to near_text, near_vector and hybrid, not bm25"
-  const unknown = targets.filter((t) => !named.includes(t))
-  if (unknown.length > 0) {
-    return named.length === 0
-      ? `${collection.name} has no named vectors; leave target_vectors out`
-      : `${collection.name} has no named vector ${unknown.join(", ")} (it has ${named.join(", ")})`
-  }
-  if (input.mode !== "bm25" && targets.length === 0 && named.length > 1) {
-    return `${collection.name} has several named vectors (${named.join(", ")}); pass target_vectors`
-  }
+  const named = input.mode === "bm25" ? undefined : targetVectorsProblem(collection, targets)
+  if (named !== undefined) return named
   if (input.combination !== undefined && targets.length < 2) return "combination applies to two or more target_vectors"
   if (input.weights !== undefined && input.combination !== "manualWeights" && input.combination !== "relativeScore") {
     return "weights apply to the combinations manualWeights and relativeScore"
