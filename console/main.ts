@@ -307,7 +307,7 @@ const History = () => {
     event.preventDefault()
     const q = String(new FormData(event.target as HTMLFormElement).get("q") ?? "")
     try {
-      const reply = await Api.get<{ state: string; reason?: string; entries: ReadonlyArray<Api.HistoryEntry> }>(`history?q=${encodeURIComponent(q)}&limit=50`)
+      const reply = await Api.get<Api.HistoryAnswer>(`history?q=${encodeURIComponent(q)}&limit=50`)
       setEntries(reply.entries)
       setNote(reply.state === "off" ? `The query history is off: ${reply.reason ?? ""}` : `${reply.entries.length} entries.`)
     } catch (e) {

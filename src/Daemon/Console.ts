@@ -49,6 +49,7 @@ import { PauseSwitch } from "../Mcp/PauseSwitch.ts"
 import { ServerInstance } from "../Mcp/ServerInstance.ts"
 import { AccessLevel, Scope } from "../Schema/Policy.ts"
 import * as ConsoleFeed from "./ConsoleFeed.ts"
+import type * as Wire from "./ConsoleWire.ts"
 import {
   clearedCookie,
   ConsoleSessions,
@@ -221,7 +222,7 @@ interface Deps {
 const makeReads = (deps: Deps) => {
   const { clients, connections, driver, feed, history, instance, now, options, pause, pending, tokens } = deps
 
-  const overview = () => ({
+  const overview = (): Wire.Overview => ({
     paused: pause.isPaused(),
     version: Version.VERSION,
     instanceId: instance.instanceId,
@@ -231,7 +232,7 @@ const makeReads = (deps: Deps) => {
     clients: clients.seen(now())
   })
 
-  const tokenList = Effect.zipWith(tokens.list, feed.tail, (list, tail) => ({
+  const tokenList = Effect.zipWith(tokens.list, feed.tail, (list, tail): { readonly tokens: ReadonlyArray<Wire.TokenView> } => ({
     tokens: list.map((info) => {
       const lastUse = tail.lastUse.get(info.id)
       return { ...toJson(info, now()), lastUsedAt: lastUse === undefined ? null : new Date(lastUse).toISOString() }
@@ -247,10 +248,10 @@ const makeReads = (deps: Deps) => {
         aiPolicy: c.aiPolicy,
         safeMode: c.safeMode,
         connected
-      })))).pipe(Effect.map((list) => ({ connections: list })))
+      })))).pipe(Effect.map((list): { readonly connections: ReadonlyArray<Wire.ConnectionView> } => ({ connections: list })))
 
   /** `get_connection_status`'s checks: health through /v1/meta, then the cluster; `undefined` for an unknown id. */
-  const checkConnection = (id: string) =>
+  const checkConnection = (id: string): Effect.Effect<Wire.ConnectionCheck | undefined> =>
     Effect.gen(function*() {
       const connection = yield* connections.get(id)
       const health = yield* driver.connect(connection)
@@ -273,7 +274,7 @@ const makeReads = (deps: Deps) => {
       Effect.timeoutTo({ duration: Cluster.STATUS_TIMEOUT_MS * 2, onSuccess: (r) => r, onTimeout: () => ({ id, ok: false, error: "no answer in 10 s" }) })
     )
 
-  const approvals = Effect.map(feed.tail, (tail) => {
+  const approvals = Effect.map(feed.tail, (tail): Wire.Approvals => {
     const at = now()
     return {
       mode: options.approvals ?? "unknown",
@@ -285,11 +286,11 @@ const makeReads = (deps: Deps) => {
 
   const historySearch = (query: URLSearchParams): Answer => {
     const state = history.state()
-    if (state._tag === "Off") return Effect.succeed(answer(200, { state: "off", reason: state.reason, entries: [] }))
+    if (state._tag === "Off") return Effect.succeed(answer(200, { state: "off", reason: state.reason, entries: [] } satisfies Wire.HistoryAnswer))
     const search = query.get("q")?.trim() ?? ""
     const limit = Number(query.get("limit") ?? "50")
     return history.search({ ...(search === "" ? {} : { search }), limit: Number.isInteger(limit) ? Math.min(Math.max(limit, 1), 200) : 50 }).pipe(
-      Effect.map((page) => answer(200, { state: "on", entries: page.entries })),
+      Effect.map((page) => answer(200, { state: "on", entries: page.entries } satisfies Wire.HistoryAnswer)),
       Effect.catchAll((error) => Effect.succeed(failure(400, `History search failed: ${messageOf(error)}`)))
     )
   }

@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as NodeFs from "node:fs/promises"
 import type { ActivityLog } from "../Activity/ActivityLog.ts"
 import * as Line from "../Activity/ActivityLine.ts"
+import type * as Wire from "./ConsoleWire.ts"
 
 /** How far back the console shows calls. @category constants */
 export const WINDOW_MS = 60 * 60 * 1000
@@ -27,21 +28,9 @@ export const TAIL_BYTES = 8 * 1024 * 1024
 /** How long a read of the log's end is reused (several sections ask at once). @category constants */
 export const REUSE_MS = 2_000
 
-/** A call as the page sees it. @category models */
-export interface CallView {
-  readonly time: number
-  readonly client: string | null
-  readonly clientVersion: string | null
-  readonly principal: string | null
-  readonly principalName: string | null
-  readonly method: string
-  readonly tool: string | null
-  readonly connection: string | null
-  /** Known for live calls; the log's lines do not carry it. */
-  readonly collection: string | null
+/** A call as the page sees it (`ConsoleWire.CallView`), its outcome one of the log's. @category models */
+export interface CallView extends Wire.CallView {
   readonly outcome: Line.Outcome
-  readonly code: number | null
-  readonly durationMs: number
 }
 
 /** @category conversions */
