@@ -13,8 +13,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
-import * as NodeFs from "node:fs"
-import * as NodePath from "node:path"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { homeLayer } from "../../../src/Cli/CommonOptions.ts"
 import * as Daemon from "../../../src/Daemon/Daemon.ts"
@@ -27,31 +25,25 @@ import { loadSampleData, sampleId } from "../../weaviate/SampleData.ts"
 import { startTestWeaviate } from "../../weaviate/TestWeaviate.ts"
 import type { WeaviateTestInstance } from "../../weaviate/WeaviateServer.ts"
 import { writesTo } from "./support.ts"
+import * as ApprovalRecorder from "../../support/ApprovalRecorder.ts"
 import * as TestHome from "../../support/TestHome.ts"
 
 let w: WeaviateTestInstance
 let endpoint: string
 let connectionId: string
 const tokens: Record<"readOnly" | "readWrite" | "fullAccess", string> = { readOnly: "", readWrite: "", fullAccess: "" }
-let dialogDir: string
+let approvals: ApprovalRecorder.ApprovalRecorder
 let runtime: ManagedRuntime.ManagedRuntime<unknown, unknown>
 
-const setAnswer = (answer: "yes" | "no") => NodeFs.writeFileSync(NodePath.join(dialogDir, "answer"), answer)
-const dialogLog = () => {
-  const text = NodeFs.readFileSync(NodePath.join(dialogDir, "log"), "utf8")
-  return text.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as { title: string; statement: string })
-}
+const setAnswer = (answer: "yes" | "no") => approvals.setAnswer(answer)
+const dialogLog = () => approvals.questions()
 
 beforeAll(async () => {
   w = await startTestWeaviate()
   await loadSampleData(w, { scale: 0.1 })
   const home = TestHome.tempDirSync("weaviate-mcp-tools-http-")
-  dialogDir = TestHome.tempDirSync("weaviate-mcp-tools-dialog-")
-  NodeFs.writeFileSync(NodePath.join(dialogDir, "log"), "")
-  setAnswer("yes")
-  const answer = NodePath.join(dialogDir, "answer")
-  const log = NodePath.join(dialogDir, "log")
-  const command = `cat >> '${log}'; echo >> '${log}'; test "$(cat '${answer}')" = yes`
+  approvals = ApprovalRecorder.make("weaviate-mcp-tools-dialog-")
+  const command = approvals.command
   await Effect.runPromise(
     Effect.gen(function*() {
       const store = yield* ConnectionStore

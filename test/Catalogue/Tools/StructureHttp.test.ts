@@ -25,6 +25,7 @@ import * as TestDaemon from "../../support/TestDaemon.ts"
 import { MODERN, modern, modernHeaders, send, validateMessage } from "../../Mcp/support/EndpointHarness.ts"
 import { startTestWeaviate } from "../../weaviate/TestWeaviate.ts"
 import type { WeaviateTestInstance } from "../../weaviate/WeaviateServer.ts"
+import * as ApprovalRecorder from "../../support/ApprovalRecorder.ts"
 import * as TestHome from "../../support/TestHome.ts"
 import { writesTo } from "./support.ts"
 
@@ -33,23 +34,17 @@ let endpoint: string
 let home: string
 let connectionId: string
 const tokens: Record<"readWrite" | "fullAccess", string> = { readWrite: "", fullAccess: "" }
-let dialogDir: string
+let approvals: ApprovalRecorder.ApprovalRecorder
 let runtime: ManagedRuntime.ManagedRuntime<unknown, unknown>
 
-const setAnswer = (answer: "yes" | "no") => NodeFs.writeFileSync(NodePath.join(dialogDir, "answer"), answer)
-const dialogLog = () =>
-  NodeFs.readFileSync(NodePath.join(dialogDir, "log"), "utf8").split("\n").filter((line) => line.trim() !== "")
-    .map((line) => JSON.parse(line) as { title: string; statement: string })
+const setAnswer = (answer: "yes" | "no") => approvals.setAnswer(answer)
+const dialogLog = () => approvals.questions()
 
 beforeAll(async () => {
   w = await startTestWeaviate({ modules: ["text2vec-bigram"] })
   home = TestHome.tempDirSync("weaviate-mcp-structure-http-")
-  dialogDir = TestHome.tempDirSync("weaviate-mcp-structure-dialog-")
-  NodeFs.writeFileSync(NodePath.join(dialogDir, "log"), "")
-  setAnswer("yes")
-  const answer = NodePath.join(dialogDir, "answer")
-  const log = NodePath.join(dialogDir, "log")
-  const command = `cat >> '${log}'; echo >> '${log}'; test "$(cat '${answer}')" = yes`
+  approvals = ApprovalRecorder.make("weaviate-mcp-structure-dialog-")
+  const command = approvals.command
   await Effect.runPromise(
     Effect.gen(function*() {
       const store = yield* ConnectionStore
@@ -70,7 +65,7 @@ afterAll(async () => {
 })
 beforeEach(() => {
   setAnswer("yes")
-  NodeFs.writeFileSync(NodePath.join(dialogDir, "log"), "")
+  approvals.clear()
   w.clearRequests()
 })
 
@@ -157,7 +152,7 @@ describe("the structure tools over HTTP", () => {
       expect(refused.content[0].text).toContain("activate it with set_tenant_status (status ACTIVE)")
       await call("set_tenant_status", { tenants: ["acme"], status: "ACTIVE" })
       expect((await call("browse_table", { tenant: "acme" })).structuredContent.rows.map((r: any) => r.title)).toEqual(["printer"])
-      NodeFs.writeFileSync(NodePath.join(dialogDir, "log"), "")
+      approvals.clear()
       const deleted = await call("delete_tenants", { tenants: ["acme"], confirm: "Ticket" })
       expect(deleted.structuredContent).toEqual({ table: "Ticket", deleted: ["acme"], rowsLost: 1, approvedBy: "exec" })
       const [dialog] = dialogLog()
@@ -182,7 +177,7 @@ describe("the structure tools over HTTP", () => {
     const form = asked.json.result.inputRequests.approve_statement.params
     expect(form.message).toContain("Approve a destructive operation")
     expect(form.requestedSchema.properties.approved.description.split("\n").slice(0, 2)).toEqual(["Drop the collection Dropped with all its rows", "Dropped holds 0 rows: all will be lost."])
-    NodeFs.writeFileSync(NodePath.join(dialogDir, "log"), "")
+    approvals.clear()
     const done = await callAsking("drop_table", args, { requestState: asked.json.result.requestState, inputResponses: { approve_statement: { action: "accept", content: { approved: true } } } })
     validateMessage(MODERN, done.json, "CallToolResult")
     expect(done.json.result.structuredContent).toEqual({ table: "Dropped", dropped: true, rowsLost: 0, approvedBy: "exec" })
