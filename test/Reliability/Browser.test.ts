@@ -12,19 +12,18 @@
  * Skipped, saying why, where Chromium is not installed (`.ci/run` installs it).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
 import * as NodeHttps from "node:https"
 import type * as NodeNet from "node:net"
 import * as NodePath from "node:path"
+import * as Chromium from "../support/Chromium.ts"
 import * as Cli from "../support/Cli.ts"
 import { progress } from "../support/Progress.ts"
 import * as TestHome from "../support/TestHome.ts"
 import { generateTls } from "../weaviate/Tls.ts"
 
-const CHROMIUM = "/usr/bin/chromium"
-const available = NodeFs.existsSync(CHROMIUM)
-if (!available) console.warn(`Browser tests skipped: ${CHROMIUM} is not installed (apt-get install chromium)`)
+const CHROMIUM = Chromium.PATH
+const available = Chromium.available("Browser tests")
 
 const MODERN = "2026-07-28"
 
@@ -91,24 +90,12 @@ describe.skipIf(!available)("a real browser (headless Chromium)", () => {
     servers.push(secure, plain)
     httpsPort = await listen(secure)
     httpPort = await listen(plain)
-    const { chromium } = await import("playwright-core")
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--ignore-certificate-errors",
-        // Every name the tests use resolves to loopback; nothing else resolves at all.
-        `--host-resolver-rules=MAP claude.ai:443 127.0.0.1:${httpsPort}, MAP evil.example:443 127.0.0.1:${httpsPort}, ` +
-          `MAP rebind.example 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`
-      ]
-    })
+    browser = await Chromium.launch([
+      "--ignore-certificate-errors",
+      // Every name the tests use resolves to loopback; nothing else resolves at all.
+      `--host-resolver-rules=MAP claude.ai:443 127.0.0.1:${httpsPort}, MAP evil.example:443 127.0.0.1:${httpsPort}, ` +
+        `MAP rebind.example 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`
+    ])
   }, 60_000)
 
   afterAll(async () => {

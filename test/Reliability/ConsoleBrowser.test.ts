@@ -27,14 +27,13 @@ import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { CODE_TTL_MS } from "../../src/Daemon/ConsoleSessions.ts"
 import { modern, modernHeaders } from "../Mcp/support/EndpointHarness.ts"
+import * as Chromium from "../support/Chromium.ts"
 import * as ConsoleDaemon from "../support/ConsoleDaemon.ts"
 import { progress } from "../support/Progress.ts"
 import { startTestWeaviate } from "../weaviate/TestWeaviate.ts"
 import type { WeaviateTestInstance } from "../weaviate/WeaviateServer.ts"
 
-const CHROMIUM = "/usr/bin/chromium"
-const available = NodeFs.existsSync(CHROMIUM)
-if (!available) console.warn(`Console browser tests skipped: ${CHROMIUM} is not installed (apt-get install chromium)`)
+const available = Chromium.available("Console browser tests")
 
 /**
  * Where the screenshots go: docs/images with `CONSOLE_SCREENSHOTS=1` (`npm run docs:screenshots`),
@@ -44,7 +43,6 @@ const IMAGES = process.env.CONSOLE_SCREENSHOTS === "1"
   ? fileURLToPath(new URL("../../docs/images", import.meta.url))
   : NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-console-shots-"))
 
-type Playwright = typeof import("playwright-core")
 type Browser = import("playwright-core").Browser
 type Page = import("playwright-core").Page
 
@@ -136,22 +134,10 @@ describe.skipIf(!available)("the web console in a real browser (headless Chromiu
       response.end(evilHtml)
     })
     evilPort = await listen(evil)
-    const { chromium } = (await import("playwright-core")) as Playwright
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        // The other origin is a name of its own on loopback; nothing else resolves at all.
-        `--host-resolver-rules=MAP evil.example 127.0.0.1:${evilPort}, MAP rebind.example 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`
-      ]
-    })
+    browser = await Chromium.launch([
+      // The other origin is a name of its own on loopback; nothing else resolves at all.
+      `--host-resolver-rules=MAP evil.example 127.0.0.1:${evilPort}, MAP rebind.example 127.0.0.1, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1`
+    ])
     // Some activity for the charts and the screenshots: two official clients, a few calls each.
     const claude = await sdk("claude-code", agentToken)
     const cursor = await sdk("cursor", agentToken)
