@@ -21,7 +21,9 @@
  *   `@modelcontextprotocol/server`, a server built per request, modern era only, JSON responses) behind
  *   the official Node adapter (`toNodeHandler` from `@modelcontextprotocol/node`), listing the same
  *   tool descriptors and sent the same modern request.
- * Prints requests/s, p50 and p99 per server, and merges the `tools/list` rows (ours with authentication
+ * Prints requests/s, p50 and p99 per server (each answer's own latency, timed by wrk's script: see
+ * `TIMING` in bench/support/Wrk.ts; wrk's own p99, corrected for coordinated omission, is printed beside
+ * it), the slowest first request on a new connection, and merges the `tools/list` rows (ours with authentication
  * on against `node:http` and `sdk-v2`; authentication off against `node:http`) into `bench/results.json`.
  * Run with `npm run bench:tools-list` after `npm run build` (`DURATION_MS=n`, `CONNECTIONS=n` to change
  * the load; `SERVERS=node:http,ours` measures only those; `BENCH_BASELINE_UNCAPPED=1` starts the baseline build
@@ -47,6 +49,11 @@ const ROUNDS = Math.min(Math.max(Number(process.env.ROUNDS ?? 3), 1), 10)
 /** Unmeasured load just before each measured window (`REWARM_MS`, default 1000; wrk counts whole seconds): see `measureAll`. */
 const REWARM_MS = Math.min(Math.max(Number(process.env.REWARM_MS ?? 1000), 0), 10_000)
 const BASELINE_NAME = "baseline-build"
+/**
+ * `BENCH_WINDOWS=1` prints each window (`BENCH_STALL_PROBE=1` adds where each request's time went on the
+ * server's side, alloc-probe.mjs); `BENCH_WRK_FIRST_DELAY_MS=n` holds each connection's first request n ms
+ * (Wrk.ts), so that every connection is accepted before the load starts.
+ */
 /** `BENCH_STOP_IDLE=1`: the servers not measured are stopped (SIGSTOP) during each window, so that their own background work cannot fall on the measured server's core. */
 const STOP_IDLE = process.env.BENCH_STOP_IDLE === "1"
 const MODERN = "2026-07-28"
@@ -119,6 +126,8 @@ interface Measured extends Wrk.Measurement {
   readonly windowP99s: ReadonlyArray<number>
   readonly windowSteals: ReadonlyArray<number | undefined>
   readonly windowLossProbes: ReadonlyArray<number | undefined>
+  /** The slowest first request on a connection, over the windows (undefined when the answers could not be timed). */
+  readonly firstRequestsMaxMs: number | undefined
 }
 
 const median = (values: ReadonlyArray<number>) => percentile(values, 50)
@@ -138,6 +147,14 @@ const window = async ({ pid, probeFile, target }: Served) => {
     result = await Wrk.run(target, { connections: CONNECTIONS, durationMs: DURATION_MS / ROUNDS })
   }, probeFile)
   if (result!.errors > 0) throw new Error(`${target.name}: ${result!.errors} requests failed (${result!.firstError ?? "no detail"})`)
+  if (process.env.BENCH_WINDOWS === "1" || cost.stalls !== undefined) {
+    const t = result!.timed
+    console.log(
+      `  ${target.name}: ${result!.requestsPerSecond.toFixed(0)} req/s, p99 ${result!.p99Ms.toFixed(1)} ms` +
+        (t === undefined ? "" : ` (p99.9 ${t.p999Ms.toFixed(1)}, max ${t.maxMs.toFixed(1)}; first requests max ${t.firstRequestsMaxMs.toFixed(1)}, the others p99 ${t.othersP99Ms.toFixed(1)} ms; wrk's corrected p99 ${result!.wrkP99Ms.toFixed(1)} ms)`) +
+        (cost.stalls === undefined ? "" : `; on the server: ${ServerCost.describeStalls(cost.stalls)}`)
+    )
+  }
   return { result: result!, cpuMs: cost.cpuMsPerCall ?? 0, bytes: cost.bytesPerCall ?? 0 }
 }
 
@@ -184,12 +201,14 @@ const measureAll = async (servers: ReadonlyArray<Served>): Promise<Map<string, M
       requestsPerSecond: requests / seconds,
       p50Ms: median(list.map((w) => w.result.p50Ms)),
       p99Ms: median(list.map((w) => w.result.p99Ms)),
+      wrkP99Ms: median(list.map((w) => w.result.wrkP99Ms)),
       cpuMicrosPerRequest: (list.reduce((n, w) => n + w.cpuMs, 0) * 1000) / requests,
       bytesPerRequest: list.reduce((n, w) => n + w.bytes, 0) / requests,
       rounds: list.map((w) => w.result.requestsPerSecond),
       windowP99s: list.map((w) => w.result.p99Ms),
       windowSteals: list.map((w) => w.result.stealMs),
-      windowLossProbes: list.map((w) => w.result.lossProbes)
+      windowLossProbes: list.map((w) => w.result.lossProbes),
+      firstRequestsMaxMs: list.every((w) => w.result.timed !== undefined) ? Math.max(...list.map((w) => w.result.timed!.firstRequestsMaxMs)) : undefined
     }
     console.log(
       `${target.name.padEnd(14)} ${m.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${m.p50Ms.toFixed(2)} ms  ` +

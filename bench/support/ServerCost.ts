@@ -11,7 +11,9 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as NodeV8 from "node:v8"
-import { allocated, type Collected, collected } from "./alloc-probe.mjs"
+import { allocated, type Collected, collected, type Stalls } from "./alloc-probe.mjs"
+
+export type { Stalls }
 
 const TICKS_PER_SECOND = 100
 
@@ -20,7 +22,7 @@ export const probe = () => {
   const file = NodePath.join(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "weaviate-mcp-alloc-")), "alloc.json")
   return {
     nodeArgs: ["--import", NodePath.join(import.meta.dirname, "alloc-probe.mjs")],
-    env: { WEAVIATE_MCP_ALLOC_FILE: file },
+    env: { WEAVIATE_MCP_ALLOC_FILE: file, ...(process.env.BENCH_STALL_PROBE === "1" ? { WEAVIATE_MCP_STALL_PROBE: "1" } : {}) },
     file
   }
 }
@@ -51,6 +53,8 @@ export interface Cost {
   readonly bytesPerCall: number | undefined
   /** What its collections cost per call (undefined without the probe). */
   readonly gc?: GcPerCall | undefined
+  /** Where the requests' time went on the server's side (`BENCH_STALL_PROBE=1`; see alloc-probe.mjs). */
+  readonly stalls?: Stalls | undefined
 }
 
 /** Collections per call. */
@@ -85,13 +89,13 @@ export const meanGc = (windows: ReadonlyArray<GcPerCall | undefined>): GcPerCall
 }
 
 /** Waits (bounded) for the probe's file after the closing signal. */
-const readProbe = async (file: string): Promise<{ readonly bytes: number; readonly gc: Collected } | undefined> => {
+const readProbe = async (file: string): Promise<{ readonly bytes: number; readonly gc: Collected; readonly stalls?: Stalls } | undefined> => {
   for (let i = 0; i < 100; i++) {
     if (NodeFs.existsSync(file)) {
       try {
-        const read = JSON.parse(NodeFs.readFileSync(file, "utf8")) as { bytes: number; gc: Collected }
+        const read = JSON.parse(NodeFs.readFileSync(file, "utf8")) as { bytes: number; gc: Collected; stalls?: Stalls }
         NodeFs.rmSync(file)
-        return { bytes: read.bytes, gc: read.gc }
+        return { bytes: read.bytes, gc: read.gc, ...(read.stalls === undefined ? {} : { stalls: read.stalls }) }
       } catch {
         // written partly: read again
       }
@@ -155,8 +159,16 @@ export const measure = async (pid: number, calls: number, run: () => Promise<voi
     cpuMsPerCall: before === undefined || after === undefined ? undefined : (after - before) / calls,
     mainCpuMsPerCall: mainBefore === undefined || mainAfter === undefined ? undefined : (mainAfter - mainBefore) / calls,
     bytesPerCall: probed === undefined ? undefined : probed.bytes / calls,
-    gc: probed === undefined ? undefined : perCall(probed.gc, calls)
+    gc: probed === undefined ? undefined : perCall(probed.gc, calls),
+    stalls: probed?.stalls
   }
+}
+
+/** `work p99 0.4 max 3.1, drain p99 0.0 max 0.2, turn-around p99 9.0 max 40.2, loop delay max 3.2, longest GC pause 1.1, longest gap 3.3 ms` */
+export const describeStalls = (s: Stalls) => {
+  const q = (x: Stalls["work"]) => `p99 ${x.p99.toFixed(1)} max ${x.max.toFixed(1)}`
+  return `${s.requests} requests, work ${q(s.work)}, drain ${q(s.drain)}, turn-around ${q(s.turnaround)}, connection to first request ${q(s.firstRequest)}, connections ${s.connectionsSpreadMs.toFixed(1)} ms apart from ${s.openedAfterMs.toFixed(1)} ms on, loop delay p99 ${s.loopDelayP99Ms.toFixed(1)} max ${s.loopDelayMaxMs.toFixed(1)}, ` +
+    `longest GC pause ${s.longestGcPauseMs.toFixed(1)}, longest gap ${s.longestGapMs.toFixed(1)} ms`
 }
 
 /**

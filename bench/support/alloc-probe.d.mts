@@ -30,3 +30,32 @@ export declare const collected: (
     readonly afterGC: { readonly heapSpaceStatistics: ReadonlyArray<{ readonly spaceName: string; readonly spaceUsedSize: number }> }
   }>
 ) => Collected
+
+/** Quantiles of one component of the requests' time, ms. */
+export interface Quantiles {
+  readonly p50: number
+  readonly p99: number
+  readonly max: number
+}
+
+/** Where the requests' time went on the server's side (WEAVIATE_MCP_STALL_PROBE=1; see alloc-probe.mjs). */
+export interface Stalls {
+  readonly requests: number
+  /** From the `request` event to `response.end()`. */
+  readonly work: Quantiles
+  /** From `response.end()` to `finish`. */
+  readonly drain: Quantiles
+  /** From the previous `finish` on the same socket to this `request` event. */
+  readonly turnaround: Quantiles
+  /** From a connection's `connection` event to its first `request` event. */
+  readonly firstRequest: Quantiles
+  /** From the first `connection` event of the window to its last. */
+  readonly connectionsSpreadMs: number
+  /** From the window's opening to its first `connection` event. */
+  readonly openedAfterMs: number
+  readonly loopDelayMaxMs: number
+  readonly loopDelayP99Ms: number
+  readonly longestGcPauseMs: number
+  /** The longest time without any response finishing. */
+  readonly longestGapMs: number
+}

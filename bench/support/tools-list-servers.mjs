@@ -1,7 +1,7 @@
 // The baselines of `bench:tools-list`, each run as a process of its own:
 //   [LEAN_TOKEN=TOKEN] node tools-list-servers.mjs NAME REPLY_FILE [DIR]   → prints `listening on http://127.0.0.1:PORT/mcp`
 // - `node:http`: a bare server answering REPLY_FILE's bytes (our `tools/list` answer) to every request,
-//   after reading its body (as any server must): the ceiling;
+//   after reading its body (as any server must), with the request's id spliced in: the ceiling;
 // - `lean-node`: plain `node:http` doing only the per-request work the contract asks of a `tools/list`,
 //   without any framework: the Host and protocol-version checks, the bearer token checked by HMAC
 //   against a salted digest, the JSON body parsed, the id spliced into the cached reply, one
@@ -19,15 +19,25 @@ import * as NodeFs from "node:fs"
 import * as NodeHttp from "node:http"
 import { leanIntake, leanToken, openLeanLines } from "./lean-contract.mjs"
 
-/** Fixed bytes for every request, after reading the body. */
-const bareServer = (body) =>
-  NodeHttp.createServer((request, response) => {
-    request.resume()
+/**
+ * Fixed bytes for every request, after reading the body, with the request's id in them (found by a
+ * regular expression, not parsed), so that the load generator can time each answer (bench/support/Wrk.ts).
+ */
+const bareServer = (reply) => {
+  const head = "{\"jsonrpc\":\"2.0\",\"id\":1,"
+  if (reply.subarray(0, head.length).toString("latin1") !== head) throw new Error("node:http: the reply does not start with the expected id")
+  const rest = reply.subarray(head.length)
+  return NodeHttp.createServer((request, response) => {
+    const chunks = []
+    request.on("data", (chunk) => chunks.push(chunk))
     request.on("end", () => {
-      response.writeHead(200, { "content-type": "application/json", "content-length": body.length })
-      response.end(body)
+      const id = Buffer.from(`{"jsonrpc":"2.0","id":${/"id":(\d+)/.exec(Buffer.concat(chunks).toString("latin1"))?.[1] ?? 1},`)
+      response.writeHead(200, { "content-type": "application/json", "content-length": id.length + rest.length })
+      response.write(id)
+      response.end(rest)
     })
   })
+}
 
 const leanServer = (reply, dir) => {
   const intake = leanIntake(leanToken())
