@@ -474,11 +474,16 @@ const main = async () => {
       { name: "ours vector_search hybrid (fetch)", call: hybridOursRaw, server: oursMeasured },
       { name: "lean-node vector_search hybrid (fetch)", call: hybridLean, server: { pid: leanStarted.child.pid!, probeFile: leanProbe.file } }
     ], { warmup: WARMUP_OTHERS, calls: CALLS }) as [Interleaved, Interleaved, Interleaved, Interleaved]
-    const [hybridRateOurs, hybridRateTheirs, hybridRateLean] = await throughputInTurns([
+    // Against Weaviate's server both go through the SDK client; against lean-node both are sent with
+    // fetch, as the p50 rows are: through the SDK client, ours paid the client's CPU, on the core
+    // Weaviate runs on, and lean-node did not (in one run: 0.96x of lean-node's calls/s through the
+    // client, 1.02x sent alike).
+    const [hybridRateOurs, hybridRateTheirs, hybridRateOursRaw, hybridRateLean] = await throughputInTurns([
       { name: "ours vector_search hybrid", call: hybridOurs },
       { name: "weaviate-query-hybrid (/v1/mcp)", call: hybridTheirs },
+      { name: "ours vector_search hybrid (fetch)", call: hybridOursRaw },
       { name: "lean-node vector_search hybrid (fetch)", call: hybridLean }
-    ]) as [number, number, number]
+    ]) as [number, number, number, number]
     console.log(
       `vector_search hybrid: p50 ours ${(hybridLatencyOurs.p50 / hybridLatencyTheirs.p50).toFixed(2)}× Weaviate's /v1/mcp; ` +
         `lean-node (the floor) ${(hybridLatencyLean.p50 / hybridLatencyTheirs.p50).toFixed(2)}×, ` +
@@ -508,7 +513,7 @@ const main = async () => {
       row("vector_search", "calls_per_second", "calls/s", hybridRateOurs, hybridRateTheirs, "weaviate-mcp-server"),
       // The floor's own rows: ours and lean-node sent alike (fetch), and lean-node against Weaviate's server.
       row("vector_search", "p50_fetch", "ms", hybridLatencyOursRaw.p50, hybridLatencyLean.p50, "lean-node"),
-      row("vector_search", "calls_per_second_vs_lean", "calls/s", hybridRateOurs, hybridRateLean, "lean-node"),
+      row("vector_search", "calls_per_second_vs_lean", "calls/s", hybridRateOursRaw, hybridRateLean, "lean-node"),
       ...(hybridLatencyOursRaw.cpuMsPerCall !== undefined && hybridLatencyLean.cpuMsPerCall !== undefined
         ? [row("vector_search", "cpu_per_call", "ms", hybridLatencyOursRaw.cpuMsPerCall, hybridLatencyLean.cpuMsPerCall, "lean-node")]
         : []),
