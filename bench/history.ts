@@ -2,8 +2,9 @@
  * Benchmark: the query history (`history.db`), against the real Weaviate server, in one run:
  *
  * - **Recording is free.** `execute_query` calls (one GraphQL `Get`) through the real daemon with the
- *   history on, and again with `serve --history off`, alternating rounds; the daemon's CPU per call
- *   (user + system, all threads, from /proc) is compared. Row `history / execute_query_cpu_per_call /
+ *   history on, and again with `serve --history off`: in each of `ROUNDS` rounds a daemon of each, the
+ *   calls in `WINDOWS` windows taken in turns; the daemons' CPU per call (all threads, from /proc) is
+ *   compared. Row `history / execute_query_cpu_per_call /
  *   history-off`.
  * - **Search at scale.** A history of `HISTORY_BENCH_ENTRIES` entries (default 1,000,000; ~1% name
  *   "harbour") is written through the store, then `search_query_history` with the text search
@@ -46,6 +47,8 @@ const bounded = (name: string, fallback: number, min: number, max: number) => Ma
 const ENTRIES = bounded("HISTORY_BENCH_ENTRIES", 1_000_000, 1_000, 5_000_000)
 const CALLS = bounded("CALLS", 2_000, 50, 100_000)
 const ROUNDS = bounded("ROUNDS", 3, 1, 20)
+/** The windows each daemon of a round gets, in turns (`WINDOWS`, default 10). */
+const WINDOWS = bounded("WINDOWS", 10, 1, 100)
 /** Calls before each measured window (`WARMUP_CALLS`, default 2000, as bench:peers). */
 const WARMUP_CALLS = bounded("WARMUP_CALLS", 2000, 0, 20_000)
 const SEARCHES = bounded("SEARCHES", 200, 10, 10_000)
@@ -125,7 +128,10 @@ const modernCall = (endpoint: string, name: string, args: Record<string, unknown
 /** `HISTORY_BENCH_CPU_PROF=DIR` writes the search daemon's CPU profile there (node --cpu-prof). */
 const PROFILE_DIR = process.env["HISTORY_BENCH_CPU_PROF"]
 
-const serveIn = async (home: string, history: "on" | "off", nodeArgs: ReadonlyArray<string> = [], auth = false) =>
+/** `BENCH_NODE_ARGS="--no-memory-reducer"`: more node flags for the daemons (V8's are refused in NODE_OPTIONS). */
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter((word) => word !== "")
+
+const serveIn = async (home: string, history: "on" | "off", nodeArgs: ReadonlyArray<string> = NODE_ARGS, auth = false) =>
   Cli.serve(["--port", "0", "--home", home, ...(auth ? [] : ["--auth", "off"]), "--approvals", "exec", "--approval-command", "true", "--rate-limit", "0", "--log-level", "warning", "--history", history], { nodeArgs })
 
 /** lean-node (bench/support/lean-tools.mjs) serving `search_query_history` from `db` with the store's `sql`, on the servers' core. */
@@ -167,32 +173,55 @@ try {
   })
 
   // ===== Recording is free =====
+  // Each round starts a daemon of each mode and gives them the calls in turns, WINDOWS windows each:
+  // one daemon per mode, one after the other, moved the ratio between 1.02x and 1.10x between runs of
+  // one build (a slower stretch of the machine, or a collection, fell on one side). Each daemon's CPU
+  // is read from before its first window to after its last, so that the history's batch, written on a
+  // timer, is counted wherever it falls.
   const cpu: Record<"on" | "off", Array<number>> = { on: [], off: [] }
+  const roundRatios: Array<number> = []
   for (let round = 0; round < ROUNDS; round++) {
-    for (const mode of round % 2 === 0 ? (["on", "off"] as const) : (["off", "on"] as const)) {
-      const home = tempHome()
-      await Cli.run(["connections", "add", "--name", "w", "--host", "127.0.0.1", "--port", String(weaviate.port), "--home", home])
-      const running = await serveIn(home, mode)
-      try {
-        const pid = running.child.pid!
-        // Each round is a new daemon: its first thousands of calls pay V8's compiler (docs/benchmarks.md),
-        // which moved the ratio from 1.03x to 1.19x between two runs of one build with 100 calls of warm-up.
-        for (let i = 0; i < WARMUP_CALLS; i++) await modernCall(running.endpoint, "execute_query", { connection_id: "w", query: QUERY }, i)
-        const before = ServerCost.cpuMs(pid)!
-        for (let i = 0; i < CALLS; i++) await modernCall(running.endpoint, "execute_query", { connection_id: "w", query: QUERY }, WARMUP_CALLS + i)
-        // The last batch is written on the turn after the last answer: give it that turn inside the window.
-        await new Promise((resolve) => setTimeout(resolve, 50))
-        cpu[mode].push((ServerCost.cpuMs(pid)! - before) / CALLS)
-      } finally {
-        await stop(running)
+    const daemons: Array<{ mode: "on" | "off"; home: string; running: Cli.Running }> = []
+    try {
+      for (const mode of ["on", "off"] as const) {
+        const home = tempHome()
+        await Cli.run(["connections", "add", "--name", "w", "--host", "127.0.0.1", "--port", String(weaviate.port), "--home", home])
+        daemons.push({ mode, home, running: await serveIn(home, mode) })
       }
-      NodeFs.rmSync(home, { recursive: true, force: true })
+      // Each daemon's first thousands of calls pay V8's compiler (docs/benchmarks.md), which moved the
+      // ratio from 1.03x to 1.19x between two runs of one build with 100 calls of warm-up.
+      for (const { running } of daemons) {
+        for (let i = 0; i < WARMUP_CALLS; i++) await modernCall(running.endpoint, "execute_query", { connection_id: "w", query: QUERY }, i)
+      }
+      const before = daemons.map(({ running }) => ServerCost.cpuMs(running.child.pid!)!)
+      const perWindow = Math.ceil(CALLS / WINDOWS)
+      for (let window = 0; window < WINDOWS; window++) {
+        for (const d of window % 2 === 0 ? daemons : [...daemons].reverse()) {
+          for (let i = 0; i < perWindow; i++) {
+            await modernCall(d.running.endpoint, "execute_query", { connection_id: "w", query: QUERY }, WARMUP_CALLS + window * perWindow + i)
+          }
+        }
+      }
+      // The last batch is written on a timer after the last answer: give it that time inside the window.
+      await new Promise((resolve) => setTimeout(resolve, 250))
+      const perCall = daemons.map(({ running }, i) => (ServerCost.cpuMs(running.child.pid!)! - before[i]!) / (perWindow * WINDOWS))
+      cpu.on.push(perCall[0]!)
+      cpu.off.push(perCall[1]!)
+      roundRatios.push(perCall[0]! / perCall[1]!)
+    } finally {
+      for (const { home, running } of daemons) {
+        await stop(running)
+        NodeFs.rmSync(home, { recursive: true, force: true })
+      }
     }
   }
-  const median = (xs: ReadonlyArray<number>) => percentile(xs, 50)
-  const on = median(cpu.on)
-  const off = median(cpu.off)
-  console.log(`execute_query CPU per call: history on ${on.toFixed(3)} ms, off ${off.toFixed(3)} ms (${(on / off).toFixed(3)}x; ${CALLS} calls x ${ROUNDS} rounds)`)
+  const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
+  const on = mean(cpu.on)
+  const off = mean(cpu.off)
+  console.log(
+    `execute_query CPU per call: history on ${on.toFixed(3)} ms, off ${off.toFixed(3)} ms (${(on / off).toFixed(3)}x; ${CALLS} calls each in ${WINDOWS} windows in turns, ` +
+      `${ROUNDS} rounds of a daemon of each; rounds ${roundRatios.map((r) => r.toFixed(3)).join(", ")})`
+  )
   rows.push({ scenario: "history", metric: "execute_query_cpu_per_call", unit: "ms", ours: on, baseline: off, baselineName: "history-off", ratio: on / off })
 
   // ===== Search at scale =====

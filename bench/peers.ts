@@ -20,7 +20,7 @@
  * `DURATION_MS`. Merges rows into `bench/results.json`. Run with `npm run bench:peers`.
  *
  * `execute_query` is measured interleaved: direct GraphQL, ours and lean-node take turns in `ROUNDS`
- * (default 5) windows of `EXECUTE_CALLS / ROUNDS` calls each, so that a slower minute of the machine weighs on
+ * (default 20) windows of `EXECUTE_CALLS / ROUNDS` calls each, so that a slower minute of the machine weighs on
  * every side alike (measured one after the other, the same build's CPU ratio moved between 1.7× and
  * 3.7× from run to run). The CPU ratio printed is the median of the rounds' ratios, with their range.
  * `BENCH_BASELINE_BIN=/path/to/other/bin/weaviate-mcp.js` adds another build of ours to the turns (an
@@ -44,8 +44,13 @@ import * as ServerCost from "./support/ServerCost.ts"
 import { DAEMON_HEAP_FLAG } from "../src/Bridge/BridgeMain.ts"
 
 const CALLS = Math.min(Math.max(Number(process.env.CALLS ?? 300), 20), 5000)
-/** execute_query's interleaved calls per side (`EXECUTE_CALLS`, default 1,000: 200 per window, enough for /proc's 10 ms ticks). */
-const EXECUTE_CALLS = Math.min(Math.max(Number(process.env.EXECUTE_CALLS ?? 1000), 20), 20_000)
+/**
+ * execute_query's interleaved calls per side (`EXECUTE_CALLS`, default 2,000: 100 per window; the CPU is
+ * read from the scheduler's nanoseconds, ServerCost.cpuMs). With 5 windows of 200 calls the ratio of one
+ * run's rounds spread over 1.85–3.44× and the run's figure over 2.43–2.61× between runs: a collection or
+ * a slow stretch of the machine falling in one side's window weighed on that side alone.
+ */
+const EXECUTE_CALLS = Math.min(Math.max(Number(process.env.EXECUTE_CALLS ?? 2000), 20), 20_000)
 // Enough calls for the JIT to settle on both sides before anything is timed.
 const WARMUP = Math.min(Math.max(Number(process.env.WARMUP ?? 2000), 0), 20_000)
 // The other scenarios' warm-up, as long as execute_query's: after 500, our hybrid search still paid
@@ -59,7 +64,7 @@ const DURATION_MS = Math.min(Math.max(Number(process.env.DURATION_MS ?? 3000), 5
 // leaves an abort listener on it: past 1,500 Node printed a warning per listener (1,600 lines a run).
 // The client's, not the daemon's; the limit is lifted for this process only.
 setMaxListeners(0)
-const ROUNDS = Math.min(Math.max(Number(process.env.ROUNDS ?? 5), 1), 20)
+const ROUNDS = Math.min(Math.max(Number(process.env.ROUNDS ?? 20), 1), 40)
 const BIN = process.env.BENCH_BIN ?? NodePath.resolve(import.meta.dirname, "..", "bin", "weaviate-mcp.js")
 const BASELINE_BIN = process.env.BENCH_BASELINE_BIN
 const TABLE = "BenchArticle"

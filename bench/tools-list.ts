@@ -213,7 +213,9 @@ const measureAll = async (servers: ReadonlyArray<Served>): Promise<Map<string, M
     console.log(
       `${target.name.padEnd(14)} ${m.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${m.p50Ms.toFixed(2)} ms  ` +
         `p99 ${m.p99Ms.toFixed(2)} ms  CPU ${m.cpuMicrosPerRequest.toFixed(0)} µs/request  alloc ${(m.bytesPerRequest / 1024).toFixed(1)} KB/request  ` +
-        `(${requests} requests in ${ROUNDS} rounds; load average ${NodeOs.loadavg()[0]!.toFixed(2)}; p99 by window ${m.windowP99s.map((p) => p.toFixed(1)).join(", ")} ms${
+        `(${requests} requests in ${ROUNDS} rounds; load average ${NodeOs.loadavg()[0]!.toFixed(2)}; p99 by window ${m.windowP99s.map((p) => p.toFixed(1)).join(", ")} ms; wrk's corrected p99 ${m.wrkP99Ms.toFixed(1)} ms${
+          m.firstRequestsMaxMs === undefined ? "" : `; a connection's first request at most ${m.firstRequestsMaxMs.toFixed(1)} ms`
+        }${
           m.windowSteals.every((t) => t === undefined) ? "" : `; stolen by the hypervisor ${m.windowSteals.map((t) => t ?? "?").join(", ")} ms`
         }${m.windowLossProbes.every((n) => n === undefined) ? "" : `; TCP loss probes ${m.windowLossProbes.map((n) => n ?? "?").join(", ")}`})`
     )
