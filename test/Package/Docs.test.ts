@@ -243,7 +243,6 @@ const FOREIGN_FLAGS: Readonly<Record<string, string>> = {
   "--trace-gc": "node",
   "--trace-opt": "node (V8)",
   "--heap-growing-percent": "node (V8)",
-  "--single-threaded-gc": "node (V8)",
   "--noEmit": "tsc",
   "--scheme": "weaviate-server",
   "--tls-host": "weaviate-server",
