@@ -215,9 +215,8 @@ try {
       }
     }
   }
-  const mean = (xs: ReadonlyArray<number>) => xs.reduce((a, b) => a + b, 0) / xs.length
-  const on = mean(cpu.on)
-  const off = mean(cpu.off)
+  const on = ServerCost.mean(cpu.on)!
+  const off = ServerCost.mean(cpu.off)!
   console.log(
     `execute_query CPU per call: history on ${on.toFixed(3)} ms, off ${off.toFixed(3)} ms (${(on / off).toFixed(3)}x; ${CALLS} calls each in ${WINDOWS} windows in turns, ` +
       `${ROUNDS} rounds of a daemon of each; rounds ${roundRatios.map((r) => r.toFixed(3)).join(", ")})`

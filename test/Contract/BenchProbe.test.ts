@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { allocated, collected } from "../../bench/support/alloc-probe.mjs"
+import * as ServerCost from "../../bench/support/ServerCost.ts"
 
 const heap = (used: number, oldSpace: number) => ({
   heapStatistics: { usedHeapSize: used },
@@ -28,5 +29,20 @@ describe("Bench probe", () => {
   it("promoted bytes are the old space's growth across each scavenge; only a mark-compact counts as a full collection, and every non-scavenge pause as its pause", () => {
     const gc = collected(statistics)
     assert.deepStrictEqual(gc, { scavenges: 2, scavengeMs: 2.5, fullCollections: 1, fullMs: 12.5, promotedBytes: 400_000 })
+  })
+
+  it.skipIf(process.platform !== "linux")("a process's CPU is its threads' run time in the scheduler's nanoseconds, not 10 ms clock ticks, and agrees with the kernel's own count", () => {
+    const before = ServerCost.cpuMs(process.pid)!
+    const usage = process.cpuUsage()
+    let x = 0
+    for (let i = 0; i < 20_000_000 && x >= 0; i++) x += i % 7
+    const measured = ServerCost.cpuMs(process.pid)! - before
+    const used = process.cpuUsage(usage)
+    const kernel = (used.user + used.system) / 1000
+    assert.isAbove(measured, 1)
+    // Ticks would give whole multiples of 10 ms.
+    assert.notStrictEqual(Math.round(measured * 1e6) % 10_000_000, 0)
+    assert.approximately(measured, kernel, Math.max(5, kernel * 0.1))
+    assert.isAtMost(ServerCost.mainThreadCpuMs(process.pid)!, ServerCost.cpuMs(process.pid)!)
   })
 })
